@@ -1,0 +1,165 @@
+#include "app/commands.h"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "app/cli_args.h"
+#include "core/frontend/model_loader.h"
+#include "core/interp/interpreter.h"
+#include "core/ir/printers.h"
+#include "core/ops/registry.h"
+#include "core/trace/trace.h"
+
+namespace fusebox::cli {
+
+namespace {
+
+const char* kStages[] = {"trace"};
+
+std::string stageList() {
+  std::string s;
+  for (const char* st : kStages) s += (s.empty() ? "" : ", ") + std::string(st);
+  return s;
+}
+
+TraceOptions traceOptions(const Args& a) {
+  TraceOptions o;
+  o.symbolic = a.flag("--symbolic");
+  for (const std::string& spec : a.values("--dim")) {
+    auto eq = spec.find('=');
+    std::string name = spec.substr(0, eq);
+    std::string size = eq == std::string::npos ? "" : spec.substr(eq + 1);
+    char* end = nullptr;
+    long long v = std::strtoll(size.c_str(), &end, 10);
+    if (name.empty() || size.empty() || *end != '\0' || v <= 0)
+      throw UsageError("--dim expects NAME=SIZE with a positive size, got '" + spec + "'");
+    o.dims[name] = v;
+  }
+  return o;
+}
+
+std::string modelArg(const Args& a, const char* command) {
+  if (a.positional().size() != 1)
+    throw UsageError(std::string(command) + " needs exactly one MODEL (a built-in name or a .fbx file)");
+  return a.positional()[0];
+}
+
+int writeOutput(const std::string& text, const std::optional<std::string>& path) {
+  if (!path) {
+    std::cout << text;
+    return 0;
+  }
+  std::ofstream out(*path, std::ios::binary);
+  if (!out || !(out << text)) {
+    std::cerr << "fusebox: cannot write '" << *path << "'\n";
+    return 1;
+  }
+  return 0;
+}
+
+const char* kModelsHelp = "usage: fusebox models\n\nLists the built-in models with a one-line description.\n";
+const char* kDumpHelp =
+    "usage: fusebox dump MODEL --stage STAGE [--format text|dot|json] [--dim NAME=SIZE]... [--symbolic] [-o FILE]\n\n"
+    "Runs the pipeline up to STAGE and prints that stage's graph.\n"
+    "  MODEL          a built-in model (see `fusebox models`) or a .fbx file\n"
+    "  --stage        trace\n"
+    "  --format       text (default), dot (Graphviz; pipe into `dot -Tsvg`), json\n"
+    "  --dim B=8      size of a symbolic dimension (repeatable; defaults come from the model's dims(...))\n"
+    "  --symbolic     keep dimensions symbolic unless given with --dim\n"
+    "  -o FILE        write to FILE instead of stdout\n";
+const char* kRunHelp =
+    "usage: fusebox run MODEL --target interp [--iters N] [--seed S] [--dim NAME=SIZE]...\n\n"
+    "Traces MODEL, makes seeded random inputs and runs it; prints every output, the float64 reference\n"
+    "difference and the time per iteration.\n"
+    "  --target interp   the reference interpreter (cpu and cuda come with their backends)\n"
+    "  --iters N         iterations to time (default 1)\n"
+    "  --seed S          seed of the random inputs (default 0)\n";
+
+bool wantsHelp(const std::vector<std::string>& args) {
+  for (const std::string& a : args)
+    if (a == "--help" || a == "-h") return true;
+  return false;
+}
+
+}  // namespace
+
+std::string usage() {
+  return "usage: fusebox COMMAND [ARGS]\n\n"
+         "Commands:\n"
+         "  models                              list the built-in models\n"
+         "  dump MODEL --stage STAGE [--format text|dot|json]\n"
+         "                                      print a stage's graph (stages: " + stageList() + ")\n"
+         "  run MODEL --target interp [--iters N]\n"
+         "                                      run a model and check it against the float64 reference\n\n"
+         "Options: --help (also after a command), --version\n";
+}
+
+int modelsCommand(const std::vector<std::string>& argv) {
+  if (wantsHelp(argv)) return std::cout << kModelsHelp, 0;
+  Args a(argv, {}, {});
+  if (!a.positional().empty()) throw UsageError("models takes no arguments");
+  for (const BuiltinModel& m : builtinModels()) {
+    ModelDef def = loadModel(std::string(m.name));
+    std::printf("%-14s %s\n", std::string(m.name).c_str(), def.description.c_str());
+  }
+  return 0;
+}
+
+int dumpCommand(const std::vector<std::string>& argv) {
+  if (wantsHelp(argv)) return std::cout << kDumpHelp, 0;
+  Args a(argv, {"--stage", "--format", "--dim", "-o"}, {"--symbolic"});
+  std::string model = modelArg(a, "dump");
+  std::string stage = a.valueOr("--stage", "trace");
+  std::string format = a.valueOr("--format", "text");
+  if (format != "text" && format != "dot" && format != "json")
+    throw UsageError("--format must be text, dot or json, got '" + format + "'");
+  if (stage != "trace") throw UsageError("unknown stage '" + stage + "' (available: " + stageList() + ")");
+  Graph g = trace(loadModel(model), traceOptions(a));
+  std::string text = format == "text" ? printText(g)
+                     : format == "json" ? printJson(g) + "\n"
+                                        : printDot(g, DotOptions{opKindColor, true});
+  return writeOutput(text, a.value("-o"));
+}
+
+int runCommand(const std::vector<std::string>& argv) {
+  if (wantsHelp(argv)) return std::cout << kRunHelp, 0;
+  Args a(argv, {"--target", "--iters", "--seed", "--dim"}, {});
+  std::string model = modelArg(a, "run");
+  std::string target = a.valueOr("--target", "interp");
+  if (target == "cpu" || target == "cuda")
+    throw UsageError("target '" + target + "' is not available in this build yet; use --target interp");
+  if (target != "interp") throw UsageError("--target must be interp, cpu or cuda, got '" + target + "'");
+  int iters = a.intValue("--iters", 1, 1, 1000000);
+  int seed = a.intValue("--seed", 0, 0, 1 << 30);
+
+  using Clock = std::chrono::steady_clock;
+  auto t0 = Clock::now();
+  Graph g = trace(loadModel(model), traceOptions(a));
+  double traceMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  std::vector<Tensor> inputs = makeInputs(g, static_cast<uint64_t>(seed));
+
+  std::vector<Tensor> outs;
+  auto t1 = Clock::now();
+  for (int i = 0; i < iters; ++i) outs = interpret(g, inputs, Precision::Native);
+  double runMs = std::chrono::duration<double, std::milli>(Clock::now() - t1).count() / iters;
+  std::vector<Tensor> ref = interpret(g, inputs, Precision::Float64);
+
+  std::printf("model %s: %zu nodes, %zu inputs, traced in %.2f ms\n", g.name.c_str(), g.nodes().size(),
+              g.inputs().size(), traceMs);
+  std::printf("target interp: %.3f ms per iteration (%d iteration%s)\n", runMs, iters, iters == 1 ? "" : "s");
+  bool ok = true;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    Difference d = compareTensors(outs[i], ref[i]);
+    double tol = outs[i].dtype == DType::F64 ? 1e-12 : outs[i].dtype == DType::F32 ? 1e-3 : 5e-2;
+    bool pass = d.sameShape && (d.maxAbs <= tol || d.maxRel <= tol);
+    ok &= pass;
+    std::printf("output %zu (%s): %s\n  vs float64 reference: max abs diff %.3g, max rel diff %.3g  %s\n", i,
+                g.value(g.outputs()[i]).name.c_str(), outs[i].str().c_str(), d.maxAbs, d.maxRel,
+                pass ? "ok" : "MISMATCH");
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace fusebox::cli

@@ -1,0 +1,16 @@
+// The headless subcommands of the `fusebox` binary. Each returns the process exit code:
+// 0 success, 1 the model or pipeline failed (message on stderr), 2 bad usage.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fusebox::cli {
+
+int modelsCommand(const std::vector<std::string>& args);
+int dumpCommand(const std::vector<std::string>& args);
+int runCommand(const std::vector<std::string>& args);
+
+std::string usage();
+
+}  // namespace fusebox::cli

@@ -1,0 +1,43 @@
+// The `fusebox` executable: headless CLI subcommands (and, with no arguments, the GUI once it
+// is built in).
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app/cli_args.h"
+#include "app/commands.h"
+#include "core/ir/error.h"
+
+#ifndef FUSEBOX_VERSION
+#define FUSEBOX_VERSION "0.0.0"
+#endif
+
+int main(int argc, char** argv) {
+  using namespace fusebox::cli;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << usage();
+    return 0;
+  }
+  if (args[0] == "--version") {
+    std::cout << "fusebox " << FUSEBOX_VERSION << "\n";
+    return 0;
+  }
+  std::string command = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  try {
+    if (command == "models") return modelsCommand(rest);
+    if (command == "dump") return dumpCommand(rest);
+    if (command == "run") return runCommand(rest);
+    throw UsageError("unknown command '" + command + "'");
+  } catch (const UsageError& e) {
+    std::cerr << "fusebox: " << e.what() << "\n\n" << usage();
+    return 2;
+  } catch (const fusebox::Error& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "fusebox: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,51 @@
+# Optional dependencies. Each FUSEBOX_WITH_* option defaults to ON when its
+# dependency is found, and the configure log says clearly what is missing.
+
+find_package(Qt6 QUIET COMPONENTS Widgets Svg Charts)
+find_package(LLVM 16 QUIET CONFIG)
+find_package(Clang QUIET CONFIG HINTS "${LLVM_DIR}/../clang" /usr/lib/llvm-16/lib/cmake/clang)
+find_package(CUDAToolkit QUIET)
+
+set(_gui_default OFF)
+if(Qt6_FOUND)
+  set(_gui_default ON)
+endif()
+set(_llvm_default OFF)
+if(LLVM_FOUND AND Clang_FOUND)
+  set(_llvm_default ON)
+endif()
+set(_cuda_default OFF)
+if(CUDAToolkit_FOUND)
+  set(_cuda_default ON)
+endif()
+
+option(FUSEBOX_WITH_GUI "Build the Qt 6 inspector GUI" ${_gui_default})
+option(FUSEBOX_WITH_LLVM "Build the CPU backend (clang + LLVM ORC JIT)" ${_llvm_default})
+option(FUSEBOX_WITH_CUDA "Build the CUDA backend (NVRTC + driver API)" ${_cuda_default})
+
+function(fusebox_report_dependency option found what install_hint)
+  if(${option})
+    message(STATUS "Fusebox: ${option}=ON (${what} found)")
+  elseif(found)
+    message(STATUS "Fusebox: ${option}=OFF (switched off by the user)")
+  else()
+    message(STATUS "Fusebox: ${option}=OFF: ${what} not found; install ${install_hint} or run scripts/setup")
+  endif()
+endfunction()
+
+fusebox_report_dependency(FUSEBOX_WITH_GUI "${Qt6_FOUND}" "Qt 6 Widgets/Svg/Charts"
+  "qt6-base-dev qt6-svg-dev qt6-charts-dev")
+fusebox_report_dependency(FUSEBOX_WITH_LLVM "${_llvm_default}" "LLVM 16 and libclang-cpp 16"
+  "llvm-16-dev libclang-cpp16-dev libclang-16-dev")
+fusebox_report_dependency(FUSEBOX_WITH_CUDA "${CUDAToolkit_FOUND}" "CUDA Toolkit (NVRTC, driver API)"
+  "the CUDA Toolkit at /usr/local/cuda")
+
+if(FUSEBOX_WITH_GUI AND NOT Qt6_FOUND)
+  message(FATAL_ERROR "FUSEBOX_WITH_GUI=ON but Qt 6 was not found")
+endif()
+if(FUSEBOX_WITH_LLVM AND NOT _llvm_default)
+  message(FATAL_ERROR "FUSEBOX_WITH_LLVM=ON but LLVM 16 / Clang 16 CMake packages were not found")
+endif()
+if(FUSEBOX_WITH_CUDA AND NOT CUDAToolkit_FOUND)
+  message(FATAL_ERROR "FUSEBOX_WITH_CUDA=ON but the CUDA Toolkit was not found")
+endif()

@@ -1,0 +1,26 @@
+// Where models come from: the built-in zoo (compiled into the binary from resources/models)
+// or a `.fbx` file on disk.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/frontend/model.h"
+
+namespace fusebox {
+
+struct BuiltinModel {
+  std::string_view name;
+  std::string_view source;
+};
+
+const std::vector<BuiltinModel>& builtinModels();  // sorted by name
+const BuiltinModel* findBuiltinModel(std::string_view name);
+const char* demoModelName();
+
+// A built-in model name, or a path to a .fbx file. Throws Error (unreadable file, unknown
+// model) or ParseError (file:line:col).
+ModelDef loadModel(const std::string& nameOrPath);
+
+}  // namespace fusebox

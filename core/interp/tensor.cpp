@@ -1,0 +1,67 @@
+#include "core/interp/tensor.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace fusebox {
+
+int64_t numelOf(const std::vector<int64_t>& sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> st(sizes.size(), 1);
+  for (size_t i = sizes.size(); i-- > 1;) st[i - 1] = st[i] * sizes[i];
+  return st;
+}
+
+Tensor::Tensor(DType t, std::vector<int64_t> s) : dtype(t), sizes(std::move(s)), data(numelOf(sizes), 0.0) {}
+Tensor::Tensor(DType t, std::vector<int64_t> s, std::vector<double> values)
+    : dtype(t), sizes(std::move(s)), data(std::move(values)) {}
+
+std::vector<int64_t> Tensor::strides() const { return contiguousStrides(sizes); }
+
+std::string Tensor::str(size_t maxElements) const {
+  std::string s = std::string(dtypeName(dtype)) + "[";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  s += "] {";
+  for (size_t i = 0; i < data.size() && i < maxElements; ++i) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", data[i]);
+    s += (i ? ", " : "") + std::string(buf);
+  }
+  if (data.size() > maxElements) s += ", ...";
+  return s + "}";
+}
+
+Difference compareTensors(const Tensor& a, const Tensor& b) {
+  Difference d;
+  if (a.sizes != b.sizes) {
+    d.sameShape = false;
+    d.maxAbs = d.maxRel = INFINITY;
+    return d;
+  }
+  for (size_t i = 0; i < a.data.size(); ++i) {
+    double x = a.data[i], y = b.data[i];
+    if (x == y) continue;  // also equal infinities
+    double diff = std::fabs(x - y);
+    if (std::isnan(diff)) diff = INFINITY;
+    d.maxAbs = std::max(d.maxAbs, diff);
+    d.maxRel = std::max(d.maxRel, diff / std::max(std::fabs(y), 1e-12));
+  }
+  return d;
+}
+
+bool allClose(const Tensor& a, const Tensor& b, double rtol, double atol) {
+  if (a.sizes != b.sizes) return false;
+  for (size_t i = 0; i < a.data.size(); ++i) {
+    double x = a.data[i], y = b.data[i];
+    if (x == y) continue;
+    if (!(std::fabs(x - y) <= atol + rtol * std::fabs(y))) return false;
+  }
+  return true;
+}
+
+}  // namespace fusebox

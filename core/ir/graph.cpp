@@ -1,0 +1,85 @@
+#include "core/ir/graph.h"
+
+#include <algorithm>
+
+namespace fusebox {
+
+std::string TensorType::str() const { return std::string(dtypeName(dtype)) + shapeStr(shape); }
+
+std::string InitSpec::str() const {
+  auto num = [](double v) { return attrStr(Attr(v)); };
+  switch (kind) {
+    case Kind::Randn: return "randn(seed=" + std::to_string(seed) + ", std=" + num(a) + ")";
+    case Kind::Uniform:
+      return "uniform(seed=" + std::to_string(seed) + ", low=" + num(a) + ", high=" + num(b) + ")";
+    case Kind::Zeros: return "zeros";
+    case Kind::Ones: return "ones";
+    case Kind::Full: return "full(" + num(a) + ")";
+  }
+  return "?";
+}
+
+std::string Graph::uniqueName(const std::string& base) const {
+  auto taken = [&](const std::string& n) {
+    return std::any_of(values_.begin(), values_.end(), [&](const Value& v) { return v.name == n; });
+  };
+  if (!taken(base)) return base;
+  for (int i = 1;; ++i)
+    if (!taken(base + "_" + std::to_string(i))) return base + "_" + std::to_string(i);
+}
+
+ValueId Graph::addInput(const std::string& name, TensorType type, InputRole role, InitSpec init) {
+  ValueId id = static_cast<ValueId>(values_.size());
+  values_.push_back(Value{id, std::move(type), uniqueName(name), kNoId});
+  inputs_.push_back(GraphInput{id, role, init});
+  return id;
+}
+
+NodeId Graph::addNode(const std::string& op, std::vector<ValueId> inputs, AttrMap attrs,
+                      const std::vector<TensorType>& outputTypes, std::string scope, SourceLoc loc) {
+  NodeId id = nextNodeId_++;
+  Node n;
+  n.id = id;
+  n.op = op;
+  n.inputs = std::move(inputs);
+  n.attrs = std::move(attrs);
+  n.provenance = {id};
+  n.scope = std::move(scope);
+  n.loc = std::move(loc);
+  for (const TensorType& t : outputTypes) {
+    ValueId v = static_cast<ValueId>(values_.size());
+    values_.push_back(Value{v, t, "t" + std::to_string(v), id});
+    n.outputs.push_back(v);
+  }
+  nodeIndex_.resize(nextNodeId_, -1);
+  nodeIndex_[id] = static_cast<int32_t>(nodes_.size());
+  nodes_.push_back(std::move(n));
+  return id;
+}
+
+void Graph::nameValue(ValueId v, const std::string& base) {
+  if (values_.at(v).name == base) return;
+  values_.at(v).name = uniqueName(base);
+}
+
+const Value& Graph::value(ValueId id) const {
+  if (!hasValue(id)) throw VerifyError("graph '" + name + "': no value with id " + std::to_string(id));
+  return values_[id];
+}
+
+bool Graph::hasNode(NodeId id) const {
+  return id >= 0 && id < static_cast<NodeId>(nodeIndex_.size()) && nodeIndex_[id] >= 0;
+}
+
+const Node& Graph::node(NodeId id) const {
+  if (!hasNode(id)) throw VerifyError("graph '" + name + "': no node with id " + std::to_string(id));
+  return nodes_[nodeIndex_[id]];
+}
+
+const GraphInput* Graph::inputInfo(ValueId id) const {
+  for (const GraphInput& in : inputs_)
+    if (in.value == id) return &in;
+  return nullptr;
+}
+
+}  // namespace fusebox

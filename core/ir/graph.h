@@ -1,0 +1,106 @@
+// The value-typed graph IR shared by stages 1-3 (traced, joint, prim graphs).
+// A Graph owns its values and nodes; nodes are kept in topological order and refer to values
+// by id. Ids are assigned at creation and never reused, so they stay stable across printing,
+// sessions and later stages. Every node carries provenance (the traced node ids it came from)
+// and its module scope (e.g. "attn.c_attn").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/ir/attr.h"
+#include "core/ir/dtype.h"
+#include "core/ir/error.h"
+#include "core/ir/shape.h"
+
+namespace fusebox {
+
+using NodeId = int32_t;
+using ValueId = int32_t;
+constexpr int32_t kNoId = -1;
+
+struct TensorType {
+  DType dtype = DType::F32;
+  Shape shape;
+
+  bool operator==(const TensorType& o) const { return dtype == o.dtype && shape == o.shape; }
+  bool operator!=(const TensorType& o) const { return !(*this == o); }
+  std::string str() const;  // "f32[B, 768]"
+};
+
+// How a parameter's (or a random input's) data is made, deterministically from a seed.
+struct InitSpec {
+  enum class Kind { Randn, Uniform, Zeros, Ones, Full };
+  Kind kind = Kind::Randn;
+  uint64_t seed = 0;
+  double a = 1.0;  // randn: std; uniform: low; full: value
+  double b = 0.0;  // uniform: high
+  std::string str() const;
+};
+
+enum class InputRole { Input, Param };
+
+struct GraphInput {
+  ValueId value = kNoId;
+  InputRole role = InputRole::Input;
+  InitSpec init;                 // params: how to initialize; inputs: how the demo data is drawn
+};
+
+struct Value {
+  ValueId id = kNoId;
+  TensorType type;
+  std::string name;
+  NodeId producer = kNoId;  // kNoId for graph inputs
+};
+
+struct Node {
+  NodeId id = kNoId;
+  std::string op;
+  std::vector<ValueId> inputs;
+  std::vector<ValueId> outputs;
+  AttrMap attrs;
+  std::vector<NodeId> provenance;  // sorted, unique traced-node ids
+  std::string scope;               // dotted module path, "" at top level
+  SourceLoc loc;                   // where in the model source it was written, if known
+};
+
+class Graph {
+public:
+  std::string name;
+
+  ValueId addInput(const std::string& name, TensorType type, InputRole role, InitSpec init = {});
+  // Appends a node (it must come after the producers of its inputs) and creates one output
+  // value per type. Provenance defaults to the node's own id (a traced node).
+  NodeId addNode(const std::string& op, std::vector<ValueId> inputs, AttrMap attrs,
+                 const std::vector<TensorType>& outputTypes, std::string scope = {},
+                 SourceLoc loc = {});
+  void setOutputs(std::vector<ValueId> outputs) { outputs_ = std::move(outputs); }
+  // Gives a value a readable name, made unique with a suffix ("h", "h_1") if already taken.
+  void nameValue(ValueId v, const std::string& base);
+
+  const std::vector<GraphInput>& inputs() const { return inputs_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  std::vector<Node>& mutableNodes() { return nodes_; }
+  const std::vector<ValueId>& outputs() const { return outputs_; }
+  const std::vector<Value>& values() const { return values_; }
+
+  const Value& value(ValueId id) const;
+  const Node& node(NodeId id) const;
+  bool hasValue(ValueId id) const { return id >= 0 && id < static_cast<ValueId>(values_.size()); }
+  bool hasNode(NodeId id) const;
+  const GraphInput* inputInfo(ValueId id) const;  // nullptr if `id` is not a graph input
+  const TensorType& type(ValueId id) const { return value(id).type; }
+
+private:
+  std::string uniqueName(const std::string& base) const;
+
+  std::vector<Value> values_;  // indexed by ValueId
+  std::vector<Node> nodes_;    // topological order
+  std::vector<int32_t> nodeIndex_;  // NodeId -> index in nodes_, or -1
+  std::vector<GraphInput> inputs_;
+  std::vector<ValueId> outputs_;
+  NodeId nextNodeId_ = 0;
+};
+
+}  // namespace fusebox
