@@ -59,7 +59,9 @@ int writeOutput(const std::string& text, const std::optional<std::string>& path)
   return 0;
 }
 
-const char* kModelsHelp = "usage: fusebox models\n\nLists the built-in models with a one-line description.\n";
+const char* kModelsHelp =
+    "usage: fusebox models [--demo]\n\nLists the built-in models with a one-line description.\n"
+    "  --demo   print only the name of the demo model\n";
 const char* kDumpHelp =
     "usage: fusebox dump MODEL --stage STAGE [--format text|dot|json] [--dim NAME=SIZE]... [--symbolic] [-o FILE]\n\n"
     "Runs the pipeline up to STAGE and prints that stage's graph.\n"
@@ -98,8 +100,9 @@ std::string usage() {
 
 int modelsCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kModelsHelp, 0;
-  Args a(argv, {}, {});
+  Args a(argv, {}, {"--demo"});
   if (!a.positional().empty()) throw UsageError("models takes no arguments");
+  if (a.flag("--demo")) return std::printf("%s\n", demoModelName()), 0;
   for (const BuiltinModel& m : builtinModels()) {
     ModelDef def = loadModel(std::string(m.name));
     std::printf("%-14s %s\n", std::string(m.name).c_str(), def.description.c_str());

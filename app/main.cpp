@@ -19,6 +19,13 @@ int main(int argc, char** argv) {
     std::cout << usage();
     return 0;
   }
+  if (args[0] == "--has-gui") {  // for scripts/run: exit status says whether the GUI is built in
+#ifdef FUSEBOX_HAS_GUI
+    return 0;
+#else
+    return 1;
+#endif
+  }
   if (args[0] == "--version") {
     std::cout << "fusebox " << FUSEBOX_VERSION << "\n";
     return 0;

@@ -50,9 +50,9 @@ std::vector<Tensor> interpret(const Graph& g, const std::vector<Tensor>& inputs,
   return outs;
 }
 
-Tensor makeTensor(const TensorType& type, const InitSpec& init, uint64_t seed) {
+Tensor makeTensor(const TensorType& type, const InitSpec& init, uint64_t seed, uint64_t stream) {
   Tensor t(type.dtype, concreteSizes(type.shape));
-  Rng rng(init.seed * 0x100000001B3ull + seed);
+  Rng rng(splitmix64(stream) ^ (init.seed * 0x100000001B3ull + seed));
   for (double& x : t.data) {
     switch (init.kind) {
       case InitSpec::Kind::Randn: x = rng.normal() * init.a; break;
@@ -74,7 +74,9 @@ std::vector<Tensor> makeInputs(const Graph& g, uint64_t seed) {
     if (!isConcrete(v.type.shape))
       throw Error("input '" + v.name + "' has symbolic shape " + shapeStr(v.type.shape) + "; bind its dims (e.g. --dim B=8)");
     // Parameters keep their declared init whatever the run seed, like loading a checkpoint.
-    out.push_back(makeTensor(v.type, in.init, in.role == InputRole::Param ? 0 : seed));
+    uint64_t stream = 0xcbf29ce484222325ull;  // FNV-1a of the name
+    for (unsigned char ch : v.name) stream = (stream ^ ch) * 0x100000001B3ull;
+    out.push_back(makeTensor(v.type, in.init, in.role == InputRole::Param ? 0 : seed, stream));
   }
   return out;
 }

@@ -23,6 +23,7 @@ std::vector<Tensor> interpret(const Graph& g, const std::vector<Tensor>& inputs,
 // theirs, all mixed with `seed` so different seeds give different data. Never all zeros for
 // random inputs.
 std::vector<Tensor> makeInputs(const Graph& g, uint64_t seed);
-Tensor makeTensor(const TensorType& type, const InitSpec& init, uint64_t seed);
+// `stream` separates tensors that share an init seed (makeInputs passes a hash of the name).
+Tensor makeTensor(const TensorType& type, const InitSpec& init, uint64_t seed, uint64_t stream = 0);
 
 }  // namespace fusebox

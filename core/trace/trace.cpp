@@ -140,6 +140,9 @@ private:
           if (!scope.empty()) throw ParseError("return inside scope '" + scope + "'", s.loc);
           std::vector<ValueId> outs;
           for (const Expr& e : s.values) outs.push_back(tensorOf(eval(e, scope), e.loc, "a returned value"));
+          for (size_t i = 0; i < outs.size(); ++i)  // unnamed results get a readable name
+            if (g_.value(outs[i]).producer != kNoId && g_.value(outs[i]).name == "t" + std::to_string(outs[i]))
+              g_.nameValue(outs[i], outs.size() == 1 ? "output" : "output" + std::to_string(i));
           g_.setOutputs(outs);
           returned_ = true;
           break;
@@ -249,7 +252,8 @@ private:
       return r;
     }
     static const std::map<char, std::string> ops = {{'+', "add"}, {'-', "sub"}, {'*', "mul"}, {'/', "div"}};
-    if (a.kind != K::Tensor && b.kind != K::Tensor)
+    auto operand = [](const TraceValue& x) { return x.kind == K::Tensor || x.kind == K::Number; };
+    if (!operand(a) || !operand(b) || (a.kind != K::Tensor && b.kind != K::Tensor))
       throw ShapeError(std::string("operator '") + op + "' needs a tensor or two numbers, got " + kindName(a.kind) +
                            " and " + kindName(b.kind), e.loc);
     DType dt = g_.type(a.kind == K::Tensor ? a.tensor : b.tensor).dtype;
