@@ -13,6 +13,8 @@ const KernelTable& kernelTable() {
     addReductionKernels(t);
     addNNKernels(t);
     addShapeKernels(t);
+    addBackwardKernels(t);
+    addPrimKernels(t);
     return t;
   }();
   return table;

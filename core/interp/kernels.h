@@ -35,6 +35,8 @@ void addElementwiseKernels(KernelTable& t);
 void addReductionKernels(KernelTable& t);
 void addNNKernels(KernelTable& t);
 void addShapeKernels(KernelTable& t);
+void addBackwardKernels(KernelTable& t);
+void addPrimKernels(KernelTable& t);  // after the others: many prims reuse torch-op kernels
 
 // For every element of a tensor of `outSizes`, the offset of the element of a tensor of
 // `inSizes` that broadcasting maps to it (size-1 and missing leading dims repeat).

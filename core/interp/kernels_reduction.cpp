@@ -11,10 +11,12 @@ namespace {
 
 enum class Reduce { Sum, Mean, Max, Min };
 
-Kernel reductionKernel(Reduce kind) {
-  return [kind](const KernelCall& c) {
+// `dimsAttr` names the reduced dims ("dim" for torch ops, "dims" for prims). The output layout
+// is the same with or without keepdim, so one kernel serves both.
+Kernel reductionKernel(Reduce kind, const char* dimsAttr = "dim") {
+  return [kind, dimsAttr](const KernelCall& c) {
     const Tensor& x = c.x();
-    auto axes = reductionAxes(c.ints("dim"), x.rank(), c.node.op);
+    auto axes = reductionAxes(c.ints(dimsAttr), x.rank(), c.node.op);
     // Map every input element onto its output element through the keepdim-shaped output.
     std::vector<int64_t> keep = x.sizes;
     for (int64_t a : axes) keep[a] = 1;
@@ -67,6 +69,9 @@ void addReductionKernels(KernelTable& t) {
   t["mean"] = reductionKernel(Reduce::Mean);
   t["amax"] = reductionKernel(Reduce::Max);
   t["amin"] = reductionKernel(Reduce::Min);
+  t["prims.sum"] = reductionKernel(Reduce::Sum, "dims");
+  t["prims.amax"] = reductionKernel(Reduce::Max, "dims");
+  t["prims.amin"] = reductionKernel(Reduce::Min, "dims");
   t["softmax"] = softmaxKernel(false);
   t["log_softmax"] = softmaxKernel(true);
 }

@@ -35,15 +35,26 @@ ValueId Graph::addInput(const std::string& name, TensorType type, InputRole role
   return id;
 }
 
+const char* inputRoleName(InputRole r) {
+  switch (r) {
+    case InputRole::Input: return "input";
+    case InputRole::Param: return "param";
+    case InputRole::Tangent: return "tangent";
+    case InputRole::Saved: return "saved";
+  }
+  return "?";
+}
+
 NodeId Graph::addNode(const std::string& op, std::vector<ValueId> inputs, AttrMap attrs,
-                      const std::vector<TensorType>& outputTypes, std::string scope, SourceLoc loc) {
+                      const std::vector<TensorType>& outputTypes, std::string scope, SourceLoc loc,
+                      std::vector<NodeId> provenance) {
   NodeId id = nextNodeId_++;
   Node n;
   n.id = id;
   n.op = op;
   n.inputs = std::move(inputs);
   n.attrs = std::move(attrs);
-  n.provenance = {id};
+  n.provenance = provenance.empty() ? std::vector<NodeId>{id} : std::move(provenance);
   n.scope = std::move(scope);
   n.loc = std::move(loc);
   for (const TensorType& t : outputTypes) {
@@ -65,6 +76,19 @@ void Graph::nameValue(ValueId v, const std::string& base) {
 const Value& Graph::value(ValueId id) const {
   if (!hasValue(id)) throw VerifyError("graph '" + name + "': no value with id " + std::to_string(id));
   return values_[id];
+}
+
+void Graph::reindex() {
+  std::fill(nodeIndex_.begin(), nodeIndex_.end(), -1);
+  for (size_t i = 0; i < nodes_.size(); ++i) nodeIndex_[nodes_[i].id] = static_cast<int32_t>(i);
+}
+
+void Graph::replaceUses(ValueId from, ValueId to) {
+  for (Node& n : nodes_)
+    for (ValueId& v : n.inputs)
+      if (v == from) v = to;
+  for (ValueId& v : outputs_)
+    if (v == from) v = to;
 }
 
 bool Graph::hasNode(NodeId id) const {

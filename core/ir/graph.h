@@ -39,7 +39,13 @@ struct InitSpec {
   std::string str() const;
 };
 
-enum class InputRole { Input, Param };
+enum class InputRole {
+  Input,    // model input (data)
+  Param,    // parameter (weights, buffers)
+  Tangent,  // joint graphs: the incoming gradient of a forward output
+  Saved,    // backward graphs: a tensor the forward graph saved for the backward
+};
+const char* inputRoleName(InputRole r);
 
 struct GraphInput {
   ValueId value = kNoId;
@@ -71,10 +77,21 @@ public:
 
   ValueId addInput(const std::string& name, TensorType type, InputRole role, InitSpec init = {});
   // Appends a node (it must come after the producers of its inputs) and creates one output
-  // value per type. Provenance defaults to the node's own id (a traced node).
+  // value per type. Empty provenance means the node's own id (a traced node).
   NodeId addNode(const std::string& op, std::vector<ValueId> inputs, AttrMap attrs,
                  const std::vector<TensorType>& outputTypes, std::string scope = {},
-                 SourceLoc loc = {});
+                 SourceLoc loc = {}, std::vector<NodeId> provenance = {});
+  // Keeps only the nodes for which `keep` is true (order preserved); their values stay valid.
+  template <class Pred>
+  void retainNodes(Pred keep) {
+    std::vector<Node> kept;
+    for (Node& n : nodes_)
+      if (keep(static_cast<const Node&>(n))) kept.push_back(std::move(n));
+    nodes_ = std::move(kept);
+    reindex();
+  }
+  // Replaces every use of `from` (node inputs and graph outputs) by `to`.
+  void replaceUses(ValueId from, ValueId to);
   void setOutputs(std::vector<ValueId> outputs) { outputs_ = std::move(outputs); }
   // Gives a value a readable name, made unique with a suffix ("h", "h_1") if already taken.
   void nameValue(ValueId v, const std::string& base);
@@ -94,6 +111,7 @@ public:
 
 private:
   std::string uniqueName(const std::string& base) const;
+  void reindex();
 
   std::vector<Value> values_;  // indexed by ValueId
   std::vector<Node> nodes_;    // topological order

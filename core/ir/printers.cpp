@@ -24,9 +24,12 @@ std::string printText(const Graph& g) {
     first = false;
   }
   os << ") {\n";
-  for (const GraphInput& in : g.inputs())
-    if (in.role == InputRole::Param)
-      os << "  param " << ref(in.value) << ": " << g.type(in.value).str() << " = " << in.init.str() << "\n";
+  for (const GraphInput& in : g.inputs()) {
+    if (in.role == InputRole::Input) continue;
+    os << "  " << inputRoleName(in.role) << " " << ref(in.value) << ": " << g.type(in.value).str();
+    if (in.role == InputRole::Param) os << " = " << in.init.str();
+    os << "\n";
+  }
   for (const Node& n : g.nodes()) {
     os << "  ";
     for (size_t i = 0; i < n.outputs.size(); ++i)
@@ -90,7 +93,7 @@ std::string printJson(const Graph& g) {
   for (const GraphInput& in : g.inputs()) {
     const Value& v = g.value(in.value);
     w.beginObject().key("id").value(int64_t{v.id}).key("name").value(v.name);
-    w.key("role").value(in.role == InputRole::Param ? "param" : "input");
+    w.key("role").value(inputRoleName(in.role));
     writeType(w, v.type);
     if (in.role == InputRole::Param) w.key("init").value(in.init.str());
     w.endObject();
@@ -144,7 +147,8 @@ std::string printDot(const Graph& g, const DotOptions& options) {
         "fontsize=10];\n  edge [color=\"#555555\", arrowsize=0.6];\n";
   for (const GraphInput& in : g.inputs()) {
     const Value& v = g.value(in.value);
-    os << "  v" << v.id << " [shape=ellipse, fillcolor=" << (in.role == InputRole::Param ? "\"#f2efe6\"" : "\"#dde8f5\"")
+    const char* fill = in.role == InputRole::Param ? "\"#f2efe6\"" : in.role == InputRole::Input ? "\"#dde8f5\"" : "\"#f8e1e7\"";
+    os << "  v" << v.id << " [shape=ellipse, fillcolor=" << fill
        << ", label=" << dotQuote(v.name + "\n" + v.type.str()) << "];\n";
   }
   std::map<std::string, std::vector<const Node*>> byScope;

@@ -61,6 +61,7 @@ struct OpSchema {
   std::vector<AttrSpec> attrs;
   InferFn infer;
   std::string summary;  // one line: what the op computes
+  bool isPrim = false;  // member of the closed prim set of stage 3 (names start with "prims.")
 
   size_t minInputs() const;
   size_t maxInputs() const;  // SIZE_MAX when variadic

@@ -36,6 +36,8 @@ OpRegistry::OpRegistry() {
   registerReductionOps(*this);
   registerNNOps(*this);
   registerShapeOps(*this);
+  registerBackwardOps(*this);
+  registerPrims(*this);
   std::sort(ops_.begin(), ops_.end(), [](const OpSchema& a, const OpSchema& b) { return a.name < b.name; });
 }
 
@@ -51,6 +53,20 @@ const OpSchema* OpRegistry::find(std::string_view name) const {
 }
 
 void OpRegistry::add(OpSchema schema) { ops_.push_back(std::move(schema)); }
+
+std::vector<const OpSchema*> OpRegistry::torchOps() const {
+  std::vector<const OpSchema*> out;
+  for (const OpSchema& s : ops_)
+    if (!s.isPrim) out.push_back(&s);
+  return out;
+}
+
+std::vector<const OpSchema*> OpRegistry::prims() const {
+  std::vector<const OpSchema*> out;
+  for (const OpSchema& s : ops_)
+    if (s.isPrim) out.push_back(&s);
+  return out;
+}
 
 // Converts `a` to `kind` where the conversion is lossless and unsurprising.
 static std::optional<Attr> convertAttr(const Attr& a, AttrKind kind) {
@@ -116,12 +132,26 @@ std::vector<TensorType> inferTypes(const std::string& op, const std::vector<Tens
 
 namespace fusebox {
 
+static std::vector<TensorType> typeNode(const Node& node, const std::vector<TensorType>& inputs) {
+  AttrMap attrs = node.attrs;
+  std::vector<TensorType> types = inferTypes(node.op, inputs, attrs);
+  if (attrs != node.attrs) throw ShapeError("attributes are not normalized (defaults missing or kinds unconverted)");
+  return types;
+}
+
+OpTyper primOpTyper() {
+  return [](const Node& node, const std::vector<TensorType>& inputs) {
+    const OpSchema* s = OpRegistry::instance().find(node.op);
+    if (s && !s->isPrim) throw ShapeError("'" + node.op + "' is not a prim: decomposition left a torch-level op behind");
+    return typeNode(node, inputs);
+  };
+}
+
 OpTyper torchOpTyper() {
   return [](const Node& node, const std::vector<TensorType>& inputs) {
-    AttrMap attrs = node.attrs;
-    std::vector<TensorType> types = inferTypes(node.op, inputs, attrs);
-    if (attrs != node.attrs) throw ShapeError("attributes are not normalized (defaults missing or kinds unconverted)");
-    return types;
+    const OpSchema* s = OpRegistry::instance().find(node.op);
+    if (s && s->isPrim) throw ShapeError("prim '" + node.op + "' in a torch-level graph");
+    return typeNode(node, inputs);
   };
 }
 

@@ -14,7 +14,9 @@ public:
   static const OpRegistry& instance();
 
   const OpSchema* find(std::string_view name) const;
-  const std::vector<OpSchema>& all() const { return ops_; }
+  const std::vector<OpSchema>& all() const { return ops_; }  // torch-level ops and prims
+  std::vector<const OpSchema*> torchOps() const;
+  std::vector<const OpSchema*> prims() const;
 
   void add(OpSchema schema);
 
@@ -36,12 +38,16 @@ void registerElementwiseOps(OpRegistry& r);
 void registerReductionOps(OpRegistry& r);
 void registerNNOps(OpRegistry& r);
 void registerShapeOps(OpRegistry& r);
+void registerBackwardOps(OpRegistry& r);
+void registerPrims(OpRegistry& r);
 
 }  // namespace fusebox
 
 namespace fusebox {
 // Verifier hook for graphs of torch-level ops (stages 1-2).
 OpTyper torchOpTyper();
+// Verifier hook for decomposed graphs: every node must be a prim.
+OpTyper primOpTyper();
 // Fill color of a node in graph views, by its op's kind.
 std::string opKindColor(const Node& node);
 }  // namespace fusebox

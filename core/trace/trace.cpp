@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "core/ir/verifier.h"
+#include "core/ops/graph_builder.h"
 #include "core/ops/registry.h"
 
 namespace fusebox {
@@ -265,8 +266,8 @@ private:
   // A Python-style scalar operand: it takes the dtype of the tensor it combines with.
   ValueId scalarConstant(const TraceValue& v, DType dtype, const std::string& scope, const SourceLoc& loc) {
     if (v.kind != TraceValue::Kind::Number) throw ShapeError(std::string("expected a tensor or a number, got ") + kindName(v.kind), loc);
-    AttrMap attrs{{"value", v.number}, {"dtype", std::string(dtypeName(dtype))}};
-    return emit("full", {}, attrs, scope, loc).tensor;
+    b_.setOrigin(scope, {}, loc);
+    return b_.scalar(v.number, dtype);
   }
 
   std::optional<Attr> toAttr(const TraceValue& v) {
@@ -397,21 +398,14 @@ private:
 
   TraceValue emit(const std::string& op, const std::vector<ValueId>& inputs, AttrMap attrs, const std::string& scope,
                   const SourceLoc& loc) {
-    std::vector<TensorType> types;
-    for (ValueId v : inputs) types.push_back(g_.type(v));
-    std::vector<TensorType> outs;
-    try {
-      outs = inferTypes(op, types, attrs);
-    } catch (const ShapeError& err) {
-      throw ShapeError(err.message(), loc);
-    }
-    NodeId n = g_.addNode(op, inputs, std::move(attrs), outs, scope, loc);
-    return tensorValue(g_.node(n).outputs.at(0));
+    b_.setOrigin(scope, {}, loc);
+    return tensorValue(b_.emit(op, inputs, std::move(attrs)));
   }
 
   const ModelDef& model_;
   const TraceOptions& opts_;
   Graph g_;
+  GraphBuilder b_{g_};
   std::map<std::string, int64_t> bindings_;
   std::set<std::string> known_;
   std::map<std::string, ValueId> vars_, params_;
