@@ -1,22 +1,26 @@
 #include "app/commands.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "app/cli_args.h"
+#include "core/decompose/decompose.h"
 #include "core/frontend/model_loader.h"
 #include "core/interp/interpreter.h"
 #include "core/ir/printers.h"
 #include "core/ops/registry.h"
+#include "core/pipeline/pipeline.h"
 #include "core/trace/trace.h"
 
 namespace fusebox::cli {
 
 namespace {
 
-const char* kStages[] = {"trace"};
+const char* kStages[] = {"trace", "joint", "forward", "backward", "decompose"};
 
 std::string stageList() {
   std::string s;
@@ -63,11 +67,19 @@ const char* kModelsHelp =
     "usage: fusebox models [--demo]\n\nLists the built-in models with a one-line description.\n"
     "  --demo   print only the name of the demo model\n";
 const char* kDumpHelp =
-    "usage: fusebox dump MODEL --stage STAGE [--format text|dot|json] [--dim NAME=SIZE]... [--symbolic] [-o FILE]\n\n"
+    "usage: fusebox dump MODEL --stage STAGE [--train] [--partitioner default|mincut] [--format text|dot|json]\n"
+    "                    [--stats] [--dim NAME=SIZE]... [--symbolic] [-o FILE]\n\n"
     "Runs the pipeline up to STAGE and prints that stage's graph.\n"
     "  MODEL          a built-in model (see `fusebox models`) or a .fbx file\n"
-    "  --stage        trace\n"
+    "  --stage        trace      the traced graph of torch-level ops\n"
+    "                 joint      the joint forward+backward graph (implies --train)\n"
+    "                 forward    the forward graph after partitioning (implies --train)\n"
+    "                 backward   the backward graph after partitioning (implies --train)\n"
+    "                 decompose  the prim graph (with --train: the forward and the backward prim graphs)\n"
+    "  --train        training step: loss, backward, gradients of every parameter\n"
+    "  --partitioner  mincut (default): min-cut rematerialization; default: save everything the backward uses\n"
     "  --format       text (default), dot (Graphviz; pipe into `dot -Tsvg`), json\n"
+    "  --stats        instead of the graph: op counts before/after decomposition and the partition report\n"
     "  --dim B=8      size of a symbolic dimension (repeatable; defaults come from the model's dims(...))\n"
     "  --symbolic     keep dimensions symbolic unless given with --dim\n"
     "  -o FILE        write to FILE instead of stdout\n";
@@ -110,19 +122,105 @@ int modelsCommand(const std::vector<std::string>& argv) {
   return 0;
 }
 
+namespace {
+
+std::string formatGraph(const Graph& g, const std::string& format) {
+  if (format == "json") return printJson(g);
+  if (format == "dot") return printDot(g, DotOptions{opKindColor, true});
+  return printText(g);
+}
+
+std::string formatGraphs(const std::vector<const Graph*>& graphs, const std::string& format) {
+  if (graphs.size() == 1) return formatGraph(*graphs[0], format) + (format == "json" ? "\n" : "");
+  std::string out = format == "json" ? "[" : "";
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    if (format == "json") out += (i ? "," : "") + printJson(*graphs[i]);
+    else out += (i && format == "text" ? "\n" : "") + formatGraph(*graphs[i], format);
+  }
+  return format == "json" ? out + "]\n" : out;
+}
+
+std::string partitionReport(const PartitionReport& r) {
+  std::string s = std::string("partitioner ") + partitionerName(r.partitioner) + ": " + std::to_string(r.saved.size()) +
+                  " saved tensors, " + std::to_string(r.savedBytes) + " bytes saved, " + std::to_string(r.recomputedOps) +
+                  " ops recomputed in the backward\n  saved:";
+  for (const std::string& n : r.saved) s += " " + n;
+  return s + "\n";
+}
+
+std::string opCountTable(const std::vector<std::pair<std::string, const Graph*>>& columns) {
+  std::map<std::string, std::vector<int>> rows;
+  for (size_t c = 0; c < columns.size(); ++c)
+    for (const auto& [op, n] : countOps(*columns[c].second)) {
+      auto& row = rows[op];
+      row.resize(columns.size(), 0);
+      row[c] = n;
+    }
+  char buf[128];
+  std::string out;
+  std::snprintf(buf, sizeof buf, "%-30s", "op");
+  out += buf;
+  for (const auto& [name, g] : columns) std::snprintf(buf, sizeof buf, " %12s", name.c_str()), out += buf;
+  out += "\n";
+  for (auto& [op, counts] : rows) {
+    counts.resize(columns.size(), 0);
+    std::snprintf(buf, sizeof buf, "%-30s", op.c_str());
+    out += buf;
+    for (int n : counts) std::snprintf(buf, sizeof buf, " %12d", n), out += buf;
+    out += "\n";
+  }
+  std::snprintf(buf, sizeof buf, "%-30s", "total nodes");
+  out += buf;
+  for (const auto& [name, g] : columns) std::snprintf(buf, sizeof buf, " %12zu", g->nodes().size()), out += buf;
+  return out + "\n";
+}
+
+}  // namespace
+
 int dumpCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kDumpHelp, 0;
-  Args a(argv, {"--stage", "--format", "--dim", "-o"}, {"--symbolic"});
+  Args a(argv, {"--stage", "--format", "--dim", "-o", "--partitioner"}, {"--symbolic", "--train", "--stats"});
   std::string model = modelArg(a, "dump");
   std::string stage = a.valueOr("--stage", "trace");
   std::string format = a.valueOr("--format", "text");
   if (format != "text" && format != "dot" && format != "json")
     throw UsageError("--format must be text, dot or json, got '" + format + "'");
-  if (stage != "trace") throw UsageError("unknown stage '" + stage + "' (available: " + stageList() + ")");
-  Graph g = trace(loadModel(model), traceOptions(a));
-  std::string text = format == "text" ? printText(g)
-                     : format == "json" ? printJson(g) + "\n"
-                                        : printDot(g, DotOptions{opKindColor, true});
+  if (std::find(std::begin(kStages), std::end(kStages), stage) == std::end(kStages))
+    throw UsageError("unknown stage '" + stage + "' (available: " + stageList() + ")");
+  PipelineConfig config;
+  config.trace = traceOptions(a);
+  config.train = a.flag("--train") || stage == "joint" || stage == "forward" || stage == "backward";
+  std::string partitioner = a.valueOr("--partitioner", "mincut");
+  if (partitioner != "mincut" && partitioner != "default")
+    throw UsageError("--partitioner must be default or mincut, got '" + partitioner + "'");
+  config.partitioner = partitioner == "default" ? Partitioner::Default : Partitioner::MinCut;
+
+  Pipeline p(loadModel(model), config);
+  Stage until = stage == "trace" ? Stage::Trace : stage == "joint" ? Stage::Joint
+              : stage == "decompose" ? Stage::Decompose : Stage::Partition;
+  p.runUntil(until);
+  std::string text;
+  if (a.flag("--stats")) {
+    if (stage != "decompose") p.runUntil(Stage::Decompose);
+    if (config.train) {
+      text = opCountTable({{"traced", &p.traced()}, {"joint", &p.joint().graph}, {"forward", &p.partition().forward},
+                           {"backward", &p.partition().backward}, {"fwd prims", &p.prims()[0]}, {"bwd prims", &p.prims()[1]}});
+      text += partitionReport(p.partition().report);
+    } else {
+      text = opCountTable({{"traced", &p.traced()}, {"prims", &p.prims()[0]}});
+    }
+  } else if (stage == "trace") {
+    text = formatGraphs({&p.traced()}, format);
+  } else if (stage == "joint") {
+    text = formatGraphs({&p.joint().graph}, format);
+  } else if (stage == "forward" || stage == "backward") {
+    text = formatGraphs({stage == "forward" ? &p.partition().forward : &p.partition().backward}, format);
+    if (format == "text") text += "# " + partitionReport(p.partition().report);
+  } else {
+    std::vector<const Graph*> gs;
+    for (const Graph& g : p.prims()) gs.push_back(&g);
+    text = formatGraphs(gs, format);
+  }
   return writeOutput(text, a.value("-o"));
 }
 

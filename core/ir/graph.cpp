@@ -20,17 +20,15 @@ std::string InitSpec::str() const {
 }
 
 std::string Graph::uniqueName(const std::string& base) const {
-  auto taken = [&](const std::string& n) {
-    return std::any_of(values_.begin(), values_.end(), [&](const Value& v) { return v.name == n; });
-  };
-  if (!taken(base)) return base;
+  if (!names_.count(base)) return base;
   for (int i = 1;; ++i)
-    if (!taken(base + "_" + std::to_string(i))) return base + "_" + std::to_string(i);
+    if (!names_.count(base + "_" + std::to_string(i))) return base + "_" + std::to_string(i);
 }
 
 ValueId Graph::addInput(const std::string& name, TensorType type, InputRole role, InitSpec init) {
   ValueId id = static_cast<ValueId>(values_.size());
-  values_.push_back(Value{id, std::move(type), uniqueName(name), kNoId});
+  values_.push_back(Value{id, std::move(type), uniqueName(name), kNoId, true});
+  names_.insert(values_.back().name);
   inputs_.push_back(GraphInput{id, role, init});
   return id;
 }
@@ -57,9 +55,11 @@ NodeId Graph::addNode(const std::string& op, std::vector<ValueId> inputs, AttrMa
   n.provenance = provenance.empty() ? std::vector<NodeId>{id} : std::move(provenance);
   n.scope = std::move(scope);
   n.loc = std::move(loc);
+  std::string base = op.rfind("prims.", 0) == 0 ? op.substr(6) : op;
   for (const TensorType& t : outputTypes) {
     ValueId v = static_cast<ValueId>(values_.size());
-    values_.push_back(Value{v, t, "t" + std::to_string(v), id});
+    values_.push_back(Value{v, t, uniqueName(base), id, false});
+    names_.insert(values_.back().name);
     n.outputs.push_back(v);
   }
   nodeIndex_.resize(nextNodeId_, -1);
@@ -68,9 +68,13 @@ NodeId Graph::addNode(const std::string& op, std::vector<ValueId> inputs, AttrMa
   return id;
 }
 
-void Graph::nameValue(ValueId v, const std::string& base) {
-  if (values_.at(v).name == base) return;
-  values_.at(v).name = uniqueName(base);
+void Graph::nameValue(ValueId v, const std::string& base, bool chosen) {
+  Value& val = values_.at(v);
+  val.named = chosen;
+  if (val.name == base) return;
+  names_.erase(val.name);
+  val.name = uniqueName(base);
+  names_.insert(val.name);
 }
 
 const Value& Graph::value(ValueId id) const {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,7 @@ struct Value {
   TensorType type;
   std::string name;
   NodeId producer = kNoId;  // kNoId for graph inputs
+  bool named = false;       // a name someone chose (vs. the op-based one addNode made up)
 };
 
 struct Node {
@@ -94,7 +96,10 @@ public:
   void replaceUses(ValueId from, ValueId to);
   void setOutputs(std::vector<ValueId> outputs) { outputs_ = std::move(outputs); }
   // Gives a value a readable name, made unique with a suffix ("h", "h_1") if already taken.
-  void nameValue(ValueId v, const std::string& base);
+  // `chosen` false copies a made-up name (between stages) without marking it as chosen.
+  void nameValue(ValueId v, const std::string& base, bool chosen = true);
+  // Whether a value still has the name addNode made up from its op ("relu_3").
+  bool hasDefaultName(ValueId v) const { return !value(v).named; }
 
   const std::vector<GraphInput>& inputs() const { return inputs_; }
   const std::vector<Node>& nodes() const { return nodes_; }
@@ -114,6 +119,7 @@ private:
   void reindex();
 
   std::vector<Value> values_;  // indexed by ValueId
+  std::set<std::string> names_;  // every value's name, for unique naming
   std::vector<Node> nodes_;    // topological order
   std::vector<int32_t> nodeIndex_;  // NodeId -> index in nodes_, or -1
   std::vector<GraphInput> inputs_;

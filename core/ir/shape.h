@@ -31,6 +31,7 @@ public:
 
   bool operator==(const Dim& o) const { return coeff_ == o.coeff_ && syms_ == o.syms_; }
   bool operator!=(const Dim& o) const { return !(*this == o); }
+  bool operator<(const Dim& o) const { return coeff_ != o.coeff_ ? coeff_ < o.coeff_ : syms_ < o.syms_; }  // for maps
 
   std::string str() const;  // "768", "B", "B*T", "2*B"
 

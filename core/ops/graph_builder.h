@@ -25,6 +25,7 @@ public:
   ValueId scalar(double value, DType dtype);
   void setScalarOp(std::string op) { scalarOp_ = std::move(op); }
 
+  // A reference into the graph: emitting further nodes may invalidate it.
   const TensorType& type(ValueId v) const { return g_.type(v); }
   Graph& graph() { return g_; }
 

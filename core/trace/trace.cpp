@@ -142,7 +142,7 @@ private:
           std::vector<ValueId> outs;
           for (const Expr& e : s.values) outs.push_back(tensorOf(eval(e, scope), e.loc, "a returned value"));
           for (size_t i = 0; i < outs.size(); ++i)  // unnamed results get a readable name
-            if (g_.value(outs[i]).producer != kNoId && g_.value(outs[i]).name == "t" + std::to_string(outs[i]))
+            if (g_.value(outs[i]).producer != kNoId && g_.hasDefaultName(outs[i]))
               g_.nameValue(outs[i], outs.size() == 1 ? "output" : "output" + std::to_string(i));
           g_.setOutputs(outs);
           returned_ = true;

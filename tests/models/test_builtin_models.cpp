@@ -4,11 +4,15 @@
 
 #include <cmath>
 
+#include "core/autograd/joint_graph.h"
+#include "core/autograd/partition.h"
+#include "core/decompose/decompose.h"
 #include "core/frontend/model_loader.h"
 #include "core/interp/interpreter.h"
 #include "core/ir/verifier.h"
 #include "core/ops/registry.h"
 #include "core/trace/trace.h"
+#include "grad_check.h"
 
 using namespace fusebox;
 
@@ -93,4 +97,69 @@ TEST(Zoo, SoftmaxXentLossMatchesFormula) {
   EXPECT_NEAR(loss, total / 4, 1e-9);
   EXPECT_GT(loss, 5.0);  // near log(1000) for unit-variance logits
   EXPECT_LT(loss, 10.0);
+}
+
+// Training: the joint graph of every model against finite differences, both partitioners
+// against the joint graph, and the decomposed forward/backward graphs against the partitioned ones.
+class ZooTraining : public ::testing::TestWithParam<std::string> {};
+
+namespace {
+TraceOptions smallDims(const std::string& model) {
+  if (model == "gpt2_block") return TraceOptions{{{"B", 1}, {"T", 4}}, false};
+  if (model == "layernorm_gelu") return TraceOptions{{{"N", 4}, {"C", 64}}, false};
+  if (model == "softmax_xent") return TraceOptions{{{"N", 8}}, false};
+  return TraceOptions{{{"B", 2}}, false};
+}
+}  // namespace
+
+TEST_P(ZooTraining, GradientsMatchFiniteDifferences) {
+  Graph g = trace(loadModel(GetParam()), smallDims(GetParam()));
+  JointGraph joint = buildJointGraph(g, {});
+  std::vector<Tensor> in = makeInputs(g, 1);
+  test::GradCheck r = test::checkGradients(g, joint, in, 2);
+  size_t params = 0;
+  for (const GraphInput& i : g.inputs()) params += i.role == InputRole::Param;
+  EXPECT_EQ(r.targets, params);
+  EXPECT_LT(r.worstRelError, 1e-6) << GetParam() << ": " << r.worstTarget;
+}
+
+TEST_P(ZooTraining, PartitionsAndPrimGraphsComputeTheJointFunction) {
+  Graph g = trace(loadModel(GetParam()), smallDims(GetParam()));
+  JointGraph joint = buildJointGraph(g, {});
+  std::vector<Tensor> jin = test::jointInputs(joint, makeInputs(g, 1), 4);
+  for (Partitioner p : {Partitioner::Default, Partitioner::MinCut}) {
+    Partition part = partitionJointGraph(joint, p);
+    EXPECT_LT(test::partitionMismatch(joint, part, jin), 1e-12) << partitionerName(p);
+    // Decomposed forward and backward graphs compute what the partitioned graphs compute.
+    Partition primPart{decompose(part.forward), decompose(part.backward), part.report};
+    EXPECT_LT(test::partitionMismatch(joint, primPart, jin), 1e-9) << partitionerName(p) << " prims";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooTraining,
+                         ::testing::Values("mlp", "lenet", "resnet_block", "layernorm_gelu", "gpt2_block", "softmax_xent"));
+
+// The min-cut partitioner must not save more than the default one; on these two it saves less.
+TEST(Zoo, MinCutSavesNoMoreThanDefault) {
+  for (const char* model : {"gpt2_block", "mlp"}) {
+    Graph g = trace(loadModel(model));
+    JointGraph joint = buildJointGraph(g, {});
+    PartitionReport def = partitionJointGraph(joint, Partitioner::Default).report;
+    PartitionReport cut = partitionJointGraph(joint, Partitioner::MinCut).report;
+    EXPECT_LE(cut.savedBytes, def.savedBytes) << model;
+    EXPECT_EQ(def.recomputedOps, 0u) << model;
+    std::printf("%s: default saves %zu tensors / %lld bytes; mincut saves %zu / %lld and recomputes %zu ops\n", model,
+                def.saved.size(), static_cast<long long>(def.savedBytes), cut.saved.size(),
+                static_cast<long long>(cut.savedBytes), cut.recomputedOps);
+  }
+}
+
+TEST_P(ZooModel, DecomposesToPrimsComputingTheSameFunction) {
+  Graph g = trace(loadModel(GetParam()));
+  Graph p = decompose(g);
+  std::vector<Tensor> in = makeInputs(g, 5);
+  std::vector<Tensor> a = interpret(g, in, Precision::Float64), b = interpret(p, in, Precision::Float64);
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(allClose(b[i], a[i], 1e-10, 1e-10)) << GetParam();
+  std::vector<Tensor> a32 = interpret(g, in), b32 = interpret(p, in);
+  for (size_t i = 0; i < a32.size(); ++i) EXPECT_TRUE(allClose(b32[i], a32[i], 1e-4, 1e-5)) << GetParam();
 }

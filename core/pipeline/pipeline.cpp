@@ -1,0 +1,100 @@
+#include "core/pipeline/pipeline.h"
+
+#include <chrono>
+
+#include "core/decompose/decompose.h"
+
+namespace fusebox {
+
+const char* stageName(Stage s) {
+  switch (s) {
+    case Stage::Trace: return "trace";
+    case Stage::Joint: return "joint";
+    case Stage::Partition: return "partition";
+    case Stage::Decompose: return "decompose";
+  }
+  return "?";
+}
+
+std::optional<Stage> parseStage(const std::string& name) {
+  for (int i = 0; i < kNumStages; ++i)
+    if (name == stageName(static_cast<Stage>(i))) return static_cast<Stage>(i);
+  return std::nullopt;
+}
+
+Pipeline::Pipeline(ModelDef model, PipelineConfig config) : model_(std::move(model)), config_(std::move(config)) {}
+
+bool Pipeline::applies(Stage s) const { return config_.train || (s != Stage::Joint && s != Stage::Partition); }
+
+bool Pipeline::done(Stage s) const {
+  switch (s) {
+    case Stage::Trace: return traced_.has_value();
+    case Stage::Joint: return joint_.has_value() || (!config_.train && traced_);
+    case Stage::Partition: return partition_.has_value() || (!config_.train && traced_);
+    case Stage::Decompose: return decomposed_;
+  }
+  return false;
+}
+
+std::optional<Stage> Pipeline::nextStage() const {
+  for (int i = 0; i < kNumStages; ++i) {
+    Stage s = static_cast<Stage>(i);
+    if (applies(s) && !done(s)) return s;
+  }
+  return std::nullopt;
+}
+
+bool Pipeline::step() {
+  std::optional<Stage> s = nextStage();
+  if (!s) return false;
+  auto t0 = std::chrono::steady_clock::now();
+  switch (*s) {
+    case Stage::Trace: traced_ = trace(model_, config_.trace); break;
+    case Stage::Joint: joint_ = buildJointGraph(*traced_, config_.joint); break;
+    case Stage::Partition: partition_ = partitionJointGraph(*joint_, config_.partitioner); break;
+    case Stage::Decompose:
+      if (config_.train) {
+        prims_.push_back(decompose(partition_->forward));
+        prims_.push_back(decompose(partition_->backward));
+      } else {
+        prims_.push_back(decompose(*traced_));
+      }
+      decomposed_ = true;
+      break;
+  }
+  timings_.push_back({*s, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
+  return true;
+}
+
+void Pipeline::runUntil(Stage last) {
+  while (!done(last) && step()) {
+  }
+}
+
+void Pipeline::runAll() {
+  while (step()) {
+  }
+}
+
+static void require(bool ok, const char* what) {
+  if (!ok) throw Error(std::string("pipeline: the ") + what + " stage has not run");
+}
+
+const Graph& Pipeline::traced() const {
+  require(traced_.has_value(), "trace");
+  return *traced_;
+}
+const JointGraph& Pipeline::joint() const {
+  require(joint_.has_value(), "joint (needs training mode)");
+  return *joint_;
+}
+const Partition& Pipeline::partition() const {
+  require(partition_.has_value(), "partition (needs training mode)");
+  return *partition_;
+}
+const std::vector<Graph>& Pipeline::prims() const {
+  require(decomposed_, "decompose");
+  return prims_;
+}
+
+}  // namespace fusebox

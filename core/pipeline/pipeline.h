@@ -1,0 +1,66 @@
+// The compile pipeline as a sequence of stages that can be run one at a time (step), up to a
+// stage, or all at once. It owns every stage's artifact and how long each stage took.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/autograd/joint_graph.h"
+#include "core/autograd/partition.h"
+#include "core/frontend/model.h"
+#include "core/trace/trace.h"
+
+namespace fusebox {
+
+enum class Stage { Trace, Joint, Partition, Decompose };
+constexpr int kNumStages = 4;
+const char* stageName(Stage s);
+std::optional<Stage> parseStage(const std::string& name);
+
+struct PipelineConfig {
+  TraceOptions trace;
+  bool train = false;  // inference skips the joint and partition stages
+  JointOptions joint;
+  Partitioner partitioner = Partitioner::MinCut;
+};
+
+struct StageTiming {
+  Stage stage;
+  double ms = 0;
+};
+
+class Pipeline {
+public:
+  Pipeline(ModelDef model, PipelineConfig config);
+
+  // Runs the next stage; returns false when every stage has run. Throws the stage's Error.
+  bool step();
+  void runUntil(Stage last);
+  void runAll();
+  bool done(Stage s) const;
+  std::optional<Stage> nextStage() const;
+
+  const ModelDef& model() const { return model_; }
+  const PipelineConfig& config() const { return config_; }
+  const Graph& traced() const;
+  const JointGraph& joint() const;
+  const Partition& partition() const;
+  // The decomposed graphs: one (inference) or forward and backward (training).
+  const std::vector<Graph>& prims() const;
+  const std::vector<StageTiming>& timings() const { return timings_; }
+
+private:
+  bool applies(Stage s) const;
+
+  ModelDef model_;
+  PipelineConfig config_;
+  std::optional<Graph> traced_;
+  std::optional<JointGraph> joint_;
+  std::optional<Partition> partition_;
+  std::vector<Graph> prims_;
+  bool decomposed_ = false;
+  std::vector<StageTiming> timings_;
+};
+
+}  // namespace fusebox

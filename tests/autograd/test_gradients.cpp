@@ -1,0 +1,117 @@
+// Every op's derivative formula against central finite differences (float64, relative error
+// below 1e-6), and both partitioners against the joint graph.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/autograd/derivatives.h"
+#include "core/ops/registry.h"
+#include "grad_check.h"
+#include "op_cases.h"
+#include "test_util.h"
+
+using namespace fusebox;
+
+namespace {
+
+bool hasGradientPath(const test::OpCase& c) {
+  if (!isDifferentiable(c.op)) return false;
+  for (const auto& in : c.inputs)
+    if (in.kind != test::InputGen::Kind::Int && in.kind != test::InputGen::Kind::Bool) return true;
+  return false;
+}
+
+bool isBackwardOp(const std::string& op) { return op.find("_backward") != std::string::npos; }
+
+}  // namespace
+
+class OpGradient : public ::testing::TestWithParam<test::OpCase> {};
+
+TEST_P(OpGradient, MatchesFiniteDifferencesAndPartitionsAgree) {
+  const test::OpCase& c = GetParam();
+  Graph g = test::opCaseGraph(c);
+  if (!hasGradientPath(c) || isBackwardOp(c.op)) GTEST_SKIP() << c.op << " has no gradient to check here";
+  JointOptions opts;
+  opts.allFloatInputs = true;
+  JointGraph joint = buildJointGraph(g, opts);
+  std::vector<Tensor> in = test::opCaseInputs(c, g, 1);
+  test::GradCheck r = test::checkGradients(g, joint, in, 5, 2);
+  EXPECT_GT(r.targets, 0u);
+  EXPECT_LT(r.worstRelError, 1e-6) << c.name << ": " << r.worstTarget;
+  std::vector<Tensor> jin = test::jointInputs(joint, in, 5);
+  for (Partitioner p : {Partitioner::Default, Partitioner::MinCut})
+    EXPECT_LT(test::partitionMismatch(joint, partitionJointGraph(joint, p), jin), 1e-12) << c.name << " " << partitionerName(p);
+}
+
+INSTANTIATE_TEST_SUITE_P(Autograd, OpGradient, ::testing::ValuesIn(test::opCases()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(Autograd, EveryDifferentiableOpHasADerivativeFormula) {
+  for (const OpSchema* s : OpRegistry::instance().torchOps()) {
+    if (!isDifferentiable(s->name)) continue;
+    if (isBackwardOp(s->name)) {
+      EXPECT_EQ(findDerivative(s->name), nullptr) << s->name;  // second order is not supported, by design
+      continue;
+    }
+    EXPECT_NE(findDerivative(s->name), nullptr) << "no derivative for " << s->name;
+  }
+}
+
+TEST(Autograd, EveryOpHasACase) {
+  std::set<std::string> covered;
+  for (const test::OpCase& c : test::opCases()) covered.insert(c.op);
+  for (const OpSchema* s : OpRegistry::instance().torchOps()) EXPECT_TRUE(covered.count(s->name)) << s->name;
+}
+
+TEST(Autograd, SecondOrderGivesAClearError) {
+  const test::OpCase* c = nullptr;
+  for (const test::OpCase& x : test::opCases())
+    if (x.op == "conv2d_backward_input") c = &x;
+  ASSERT_NE(c, nullptr);
+  JointOptions opts;
+  opts.allFloatInputs = true;
+  test::expectThrowContaining<Error>([&] { buildJointGraph(test::opCaseGraph(*c), opts); },
+                                     "op 'conv2d_backward_input' has no derivative formula");
+}
+
+TEST(Autograd, JointGraphShapeAndNames) {
+  Graph g = test::traceSource(R"(
+model j(x: f32[4, 3], y: i64[4] range(0, 2)) {
+  param w: f32[2, 3] = randn(seed=1)
+  param unused: f32[5] = ones
+  return cross_entropy(linear(x, w), y)
+})");
+  JointGraph joint = buildJointGraph(g, {});
+  const Graph& jg = joint.graph;
+  EXPECT_EQ(joint.numForwardOutputs, 1u);
+  ASSERT_EQ(joint.gradOf.size(), 2u);  // w and unused; x was not requested
+  EXPECT_EQ(jg.inputs().back().role, InputRole::Tangent);
+  EXPECT_EQ(jg.value(jg.inputs().back().value).name, "tangent_output");
+  EXPECT_EQ(jg.value(jg.outputs()[1]).name, "grad_w");
+  EXPECT_EQ(jg.type(jg.outputs()[2]).str(), "f32[5]");  // zeros for the unused param
+  // Backward nodes carry the provenance and scope of the forward node they differentiate.
+  for (const Node& n : jg.nodes()) {
+    ASSERT_FALSE(n.provenance.empty());
+    EXPECT_TRUE(g.hasNode(n.provenance.front()) || n.op == "full") << n.op;
+  }
+  JointGraph withX = buildJointGraph(g, JointOptions{{"x"}, false});
+  EXPECT_EQ(withX.gradOf.size(), 3u);
+  test::expectThrowContaining<Error>([&] { buildJointGraph(g, JointOptions{{"y"}, false}); }, "only floating-point inputs");
+  test::expectThrowContaining<Error>([&] { buildJointGraph(g, JointOptions{{"q"}, false}); }, "has no input named 'q'");
+}
+
+TEST(Autograd, DeadCodeAndCommonSubexpressionsAreRemoved) {
+  Graph g = test::traceSource(R"(
+model c(x: f32[4]) {
+  param w: f32[4] = randn(seed=1)
+  a = exp(x * w)
+  b = exp(x * w)
+  dead = tanh(a)
+  return a + b
+})");
+  JointGraph joint = buildJointGraph(g, {});
+  int exps = 0, tanhs = 0;
+  for (const Node& n : joint.graph.nodes()) exps += n.op == "exp", tanhs += n.op == "tanh";
+  EXPECT_EQ(exps, 1);   // the duplicate exp(x * w) merged
+  EXPECT_EQ(tanhs, 0);  // dead code dropped
+}
