@@ -209,6 +209,13 @@ int dumpCommand(const std::vector<std::string>& argv) {
     } else {
       text = opCountTable({{"traced", &p.traced()}, {"prims", &p.prims()[0]}});
     }
+    text += "stage times:";
+    for (const StageTiming& t : p.timings()) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " %s %.2f ms", stageName(t.stage), t.ms);
+      text += buf;
+    }
+    text += "\n";
   } else if (stage == "trace") {
     text = formatGraphs({&p.traced()}, format);
   } else if (stage == "joint") {
