@@ -103,11 +103,26 @@ std::string usage() {
   return "usage: fusebox COMMAND [ARGS]\n\n"
          "Commands:\n"
          "  models                              list the built-in models\n"
+         "  ops [--prims]                       list the torch-level ops or the prim set\n"
          "  dump MODEL --stage STAGE [--format text|dot|json]\n"
          "                                      print a stage's graph (stages: " + stageList() + ")\n"
          "  run MODEL --target interp [--iters N]\n"
          "                                      run a model and check it against the float64 reference\n\n"
          "Options: --help (also after a command), --version\n";
+}
+
+int opsCommand(const std::vector<std::string>& argv) {
+  if (wantsHelp(argv))
+    return std::cout << "usage: fusebox ops [--prims]\n\nLists the torch-level ops (or, with --prims, the prim set) "
+                        "with their kind and semantics.\n",
+           0;
+  Args a(argv, {}, {"--prims"});
+  if (!a.positional().empty()) throw UsageError("ops takes no arguments");
+  bool prims = a.flag("--prims");
+  auto list = prims ? OpRegistry::instance().prims() : OpRegistry::instance().torchOps();
+  for (const OpSchema* s : list) std::printf("%-30s %-12s %s\n", s->name.c_str(), opKindName(s->kind), s->summary.c_str());
+  std::printf("%zu %s\n", list.size(), prims ? "prims" : "torch-level ops");
+  return 0;
 }
 
 int modelsCommand(const std::vector<std::string>& argv) {

@@ -10,6 +10,7 @@ namespace fusebox::cli {
 int modelsCommand(const std::vector<std::string>& args);
 int dumpCommand(const std::vector<std::string>& args);
 int runCommand(const std::vector<std::string>& args);
+int opsCommand(const std::vector<std::string>& args);
 
 std::string usage();
 

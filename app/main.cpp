@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> rest(args.begin() + 1, args.end());
   try {
     if (command == "models") return modelsCommand(rest);
+    if (command == "ops") return opsCommand(rest);
     if (command == "dump") return dumpCommand(rest);
     if (command == "run") return runCommand(rest);
     throw UsageError("unknown command '" + command + "'");
