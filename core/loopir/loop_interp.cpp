@@ -1,0 +1,145 @@
+#include "core/loopir/loop_interp.h"
+
+#include <cmath>
+
+#include "core/interp/kernels.h"
+#include "core/interp/random.h"
+#include "core/ir/error.h"
+
+namespace fusebox {
+
+double evalLExpr(const LExpr& e, const std::map<std::string, int64_t>& vars,
+                 const std::map<std::string, const Tensor*>& buffers) {
+  auto arg = [&](size_t i) { return evalLExpr(*e.args[i], vars, buffers); };
+  auto round = [&](double v) { return roundToDType(v, e.dtype); };
+  switch (e.kind) {
+    case LExpr::Kind::Load:
+    case LExpr::Kind::LoadIndirect: {
+      const Tensor& t = *buffers.at(e.op);
+      int64_t i = e.index.evaluate(vars);
+      if (e.kind == LExpr::Kind::LoadIndirect) i += e.stride * static_cast<int64_t>(arg(0));
+      if (i < 0 || i >= t.numel()) throw Error("loop IR: load of " + e.op + " at " + std::to_string(i) + " is out of bounds");
+      return t.data[i];
+    }
+    case LExpr::Kind::Constant: return round(e.value);
+    case LExpr::Kind::Index: return static_cast<double>(e.index.evaluate(vars));
+    case LExpr::Kind::Random: return dropoutUniform(static_cast<uint64_t>(e.seed), static_cast<uint64_t>(e.index.evaluate(vars)));
+    case LExpr::Kind::Cast: return round(arg(0));
+    case LExpr::Kind::Where: return arg(0) != 0 ? arg(1) : arg(2);
+    case LExpr::Kind::Unary: {
+      double x = arg(0);
+      const std::string& op = e.op;
+      double r = op == "neg" ? -x : op == "abs" ? std::fabs(x) : op == "exp" ? std::exp(x) : op == "log" ? std::log(x)
+               : op == "tanh" ? std::tanh(x) : op == "sqrt" ? std::sqrt(x) : op == "rsqrt" ? 1 / std::sqrt(x)
+               : op == "erf" ? std::erf(x) : op == "not" ? (x == 0) : NAN;
+      return round(r);
+    }
+    case LExpr::Kind::Binary: {
+      double x = arg(0), y = arg(1);
+      const std::string& op = e.op;
+      double r;
+      if (op == "add") r = x + y;
+      else if (op == "sub") r = x - y;
+      else if (op == "mul") r = x * y;
+      else if (op == "div") r = x / y;
+      else if (op == "pow") r = std::pow(x, y);
+      else if (op == "maximum") r = std::isnan(x) || x > y ? x : y;
+      else if (op == "minimum") r = std::isnan(x) || x < y ? x : y;
+      else if (op == "eq") r = x == y;
+      else if (op == "ne") r = x != y;
+      else if (op == "lt") r = x < y;
+      else if (op == "le") r = x <= y;
+      else if (op == "gt") r = x > y;
+      else if (op == "ge") r = x >= y;
+      else if (op == "and") r = (x != 0) && (y != 0);
+      else if (op == "or") r = (x != 0) || (y != 0);
+      else throw Error("loop IR: unknown binary op " + op);
+      return round(r);
+    }
+  }
+  return NAN;
+}
+
+Tensor runExternReference(const LoopNode& n, const LoopProgram& p, const std::vector<const Tensor*>& inputs) {
+  const Buffer& out = p.buffer(n.output);
+  Node fake;
+  fake.op = n.externOp;
+  fake.attrs = n.externAttrs;
+  fake.attrs.erase("transpose_a");
+  fake.attrs.erase("transpose_b");
+  std::vector<Tensor> owned;
+  owned.reserve(inputs.size() + 2);
+  std::vector<const Tensor*> args = inputs;
+  for (size_t i = 0; i < inputs.size(); ++i)  // give each input its logical shape
+    if (inputs[i]->sizes != n.externInputSizes[i]) {
+      owned.push_back(Tensor(inputs[i]->dtype, n.externInputSizes[i], inputs[i]->data));
+      args[i] = &owned.back();
+    }
+  for (const char* key : {"transpose_a", "transpose_b"}) {  // materialize in-place transposes
+    if (!n.externAttrs.count(key)) continue;
+    size_t i = std::string(key) == "transpose_a" ? 0 : 1;
+    const Tensor& t = *args[i];
+    std::vector<int64_t> sizes = t.sizes;
+    size_t r = sizes.size();
+    std::swap(sizes[r - 1], sizes[r - 2]);
+    Tensor tt(t.dtype, sizes);
+    int64_t rows = t.sizes[r - 2], cols = t.sizes[r - 1], batch = t.numel() / (rows * cols);
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t i0 = 0; i0 < rows; ++i0)
+        for (int64_t j = 0; j < cols; ++j) tt.data[(b * cols + j) * rows + i0] = t.data[(b * rows + i0) * cols + j];
+    owned.push_back(std::move(tt));
+  }
+  size_t k = owned.size() - (n.externAttrs.count("transpose_a") + n.externAttrs.count("transpose_b"));
+  for (const char* key : {"transpose_a", "transpose_b"})
+    if (n.externAttrs.count(key)) args[std::string(key) == "transpose_a" ? 0 : 1] = &owned[k++];
+  const auto& table = kernelTable();
+  auto it = table.find(n.externOp);
+  if (it == table.end()) throw Error("loop IR: no reference kernel for extern " + n.externOp);
+  Tensor r = it->second(KernelCall(fake, args, out.layout.sizes, out.dtype));
+  for (double& v : r.data) v = roundToDType(v, out.dtype);
+  return r;
+}
+
+std::vector<Tensor> interpretLoops(const LoopProgram& p, const std::vector<Tensor>& inputs) {
+  std::map<std::string, Tensor> store;
+  std::map<std::string, const Tensor*> view;
+  for (size_t i = 0; i < p.inputs.size(); ++i) view[p.inputs[i]] = &inputs.at(i);
+  for (const LoopNode& n : p.nodes) {
+    const Buffer& b = p.buffer(n.output);
+    Tensor out(b.dtype, b.layout.sizes);
+    if (n.kind == LoopNode::Kind::Extern) {
+      std::vector<const Tensor*> args;
+      for (const std::string& in : n.externInputs) args.push_back(view.at(in));
+      out = runExternReference(n, p, args);
+    } else {
+      std::map<std::string, int64_t> vars;
+      int64_t rn = n.reductionNumel();
+      for (int64_t o = 0; o < n.numel(); ++o) {
+        int64_t rem = o;
+        for (size_t v = n.vars.size(); v-- > 0;) vars[n.vars[v].name] = rem % n.vars[v].size, rem /= n.vars[v].size;
+        if (n.kind == LoopNode::Kind::Pointwise) {
+          out.data[o] = roundToDType(evalLExpr(*n.body, vars, view), b.dtype);
+          continue;
+        }
+        double acc = n.reduceOp == "sum" ? 0.0 : n.reduceOp == "max" ? -INFINITY : INFINITY;
+        for (int64_t r = 0; r < rn; ++r) {
+          int64_t rr = r;
+          for (size_t v = n.reduceVars.size(); v-- > 0;)
+            vars[n.reduceVars[v].name] = rr % n.reduceVars[v].size, rr /= n.reduceVars[v].size;
+          double x = evalLExpr(*n.body, vars, view);
+          if (n.reduceOp == "sum") acc += x;
+          else if (n.reduceOp == "max") acc = std::isnan(x) || x > acc ? x : acc;
+          else acc = std::isnan(x) || x < acc ? x : acc;
+        }
+        out.data[o] = roundToDType(acc, b.dtype);
+      }
+    }
+    store[n.output] = std::move(out);
+    view[n.output] = &store[n.output];
+  }
+  std::vector<Tensor> outs;
+  for (const std::string& o : p.outputs) outs.push_back(*view.at(o));
+  return outs;
+}
+
+}  // namespace fusebox

@@ -1,0 +1,467 @@
+#include "core/loopir/lower.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "core/ir/verifier.h"
+#include "core/ops/op_schema.h"
+#include "core/ops/shape_rules.h"
+
+namespace fusebox {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+using Index = std::vector<IndexExpr>;
+using Loader = std::function<LExprPtr(const Index&)>;
+
+// A prim value during lowering: how to read element `idx`, and, when it is a strided view of
+// a realized buffer, that view (externs can take it without a copy).
+struct Lowered {
+  Ints sizes;
+  DType dtype = DType::F32;
+  Loader loader;
+  std::optional<std::pair<std::string, Layout>> view;
+  std::vector<NodeId> provenance;
+  std::vector<std::string> prims;  // prim ops inlined into this value, in order
+  int opCount = 0;
+};
+
+bool isContiguousFull(const Layout& l, int64_t bufferNumel) {
+  return l.offset == 0 && l.strides == Layout::contiguous(l.sizes).strides && l.numel() == bufferNumel;
+}
+
+Loader stridedLoader(const std::string& buffer, DType t, const Layout& l) {
+  return [buffer, t, l](const Index& idx) { return LExpr::load(buffer, t, linearIndex(idx, l.strides, l.offset)); };
+}
+
+class Lowerer {
+public:
+  explicit Lowerer(const Graph& g) : g_(g) {}
+
+  LoopProgram run() {
+    prog_.name = g_.name;
+    countUses();
+    for (const GraphInput& in : g_.inputs()) {
+      const Value& v = g_.value(in.value);
+      Ints sizes = sizesOf(v.type, nullptr);
+      Buffer b{v.name, v.type.dtype, Layout::contiguous(sizes), Buffer::Kind::Input};
+      prog_.buffers.push_back(b);
+      prog_.inputs.push_back(v.name);
+      Lowered l;
+      l.sizes = sizes;
+      l.dtype = v.type.dtype;
+      l.view = std::make_pair(v.name, b.layout);
+      l.loader = stridedLoader(v.name, v.type.dtype, b.layout);
+      values_[v.id] = l;
+    }
+    for (const Node& n : g_.nodes()) {
+      try {
+        values_[n.outputs[0]] = lowerNode(n);
+      } catch (const ShapeError& e) {
+        throw Error(describeNode(n) + ": lowering: " + e.message());
+      }
+    }
+    for (ValueId v : g_.outputs()) {
+      std::string name = realize(v);
+      prog_.outputs.push_back(name);
+    }
+    for (Buffer& b : prog_.buffers)
+      if (b.kind == Buffer::Kind::Intermediate &&
+          std::find(prog_.outputs.begin(), prog_.outputs.end(), b.name) != prog_.outputs.end())
+        b.kind = Buffer::Kind::Output;
+    return std::move(prog_);
+  }
+
+private:
+  void countUses() {
+    for (const Node& n : g_.nodes())
+      for (ValueId v : n.inputs) ++uses_[v];
+    for (ValueId v : g_.outputs()) ++uses_[v];
+  }
+
+  Ints sizesOf(const TensorType& t, const Node* n) {
+    if (!isConcrete(t.shape))
+      throw Error((n ? describeNode(*n) + ": " : std::string()) + "lowering needs concrete shapes, got " + t.str() +
+                  " (trace with concrete dims)");
+    return concreteSizes(t.shape);
+  }
+
+  const Lowered& in(const Node& n, size_t i) { return values_.at(n.inputs.at(i)); }
+
+  std::string newBuffer(DType t, const Ints& sizes) {
+    std::string name = "buf" + std::to_string(nextBuffer_++);
+    prog_.buffers.push_back(Buffer{name, t, Layout::contiguous(sizes), Buffer::Kind::Intermediate});
+    return name;
+  }
+
+  std::vector<LoopVar> loopVars(const Ints& sizes, const char* prefix) {
+    std::vector<LoopVar> vs;
+    for (size_t i = 0; i < sizes.size(); ++i) vs.push_back(LoopVar{prefix + std::to_string(i), sizes[i]});
+    return vs;
+  }
+  static Index indexOf(const std::vector<LoopVar>& vs) {
+    Index ix;
+    for (const LoopVar& v : vs) ix.push_back(IndexExpr::var(v.name, v.size));
+    return ix;
+  }
+
+  // Makes value `v` a contiguous buffer (a Pointwise node) unless it already is one.
+  std::string realize(ValueId id) {
+    Lowered& l = values_.at(id);
+    if (l.view && isContiguousFull(l.view->second, prog_.buffer(l.view->first).layout.numel()))
+      return l.view->first;  // already the buffer's elements in order (a reshape costs nothing)
+    LoopNode node;
+    node.kind = LoopNode::Kind::Pointwise;
+    node.vars = loopVars(l.sizes, "x");
+    node.body = l.loader(indexOf(node.vars));
+    node.output = newBuffer(l.dtype, l.sizes);
+    node.provenance = l.provenance;
+    node.prims = l.prims.empty() ? std::vector<std::string>{"copy"} : l.prims;
+    node.scope = scopeOf(id);
+    addNode(std::move(node));
+    Layout layout = Layout::contiguous(l.sizes);
+    std::string name = prog_.nodes.back().output;
+    l.view = std::make_pair(name, layout);
+    l.loader = stridedLoader(name, l.dtype, layout);
+    l.prims.clear();
+    l.opCount = 0;
+    return name;
+  }
+
+  std::string scopeOf(ValueId v) {
+    NodeId p = g_.value(v).producer;
+    return p == kNoId ? "" : g_.node(p).scope;
+  }
+
+  void addNode(LoopNode n) {
+    n.id = static_cast<int>(prog_.nodes.size());
+    std::sort(n.provenance.begin(), n.provenance.end());
+    n.provenance.erase(std::unique(n.provenance.begin(), n.provenance.end()), n.provenance.end());
+    prog_.nodes.push_back(std::move(n));
+  }
+
+  Lowered pointwise(const Node& n, Ints sizes, DType t, Loader loader) {
+    Lowered l;
+    l.sizes = std::move(sizes);
+    l.dtype = t;
+    l.loader = std::move(loader);
+    l.provenance = n.provenance;
+    for (ValueId v : n.inputs) {
+      const Lowered& x = values_.at(v);
+      if (!x.view) {  // inlined producers travel along
+        l.provenance.insert(l.provenance.end(), x.provenance.begin(), x.provenance.end());
+        l.prims.insert(l.prims.end(), x.prims.begin(), x.prims.end());
+        l.opCount += x.opCount;
+      }
+    }
+    l.prims.push_back(n.op);
+    l.opCount += 1;
+    return l;
+  }
+
+  // A view keeps the strided-buffer form when the index map is affine in strides.
+  Lowered viewOf(const Node& n, const Lowered& src, Ints sizes, Loader loader, std::optional<Layout> layout) {
+    Lowered l;
+    l.sizes = std::move(sizes);
+    l.dtype = src.dtype;
+    l.loader = std::move(loader);
+    l.provenance = src.provenance;
+    l.prims = src.prims;
+    l.opCount = src.opCount;
+    if (src.view && layout) l.view = std::make_pair(src.view->first, *layout);
+    if (!src.view) l.prims.push_back(n.op);
+    return l;
+  }
+
+  Lowered lowerNode(const Node& n) {
+    AttrReader a{n.attrs};
+    const TensorType& outType = g_.type(n.outputs[0]);
+    Ints out = sizesOf(outType, &n);
+    DType dt = outType.dtype;
+    const std::string op = n.op.substr(6);  // without "prims."
+    static const std::set<std::string> unaryOps = {"neg", "abs", "exp", "log", "tanh", "sqrt", "rsqrt", "erf"};
+    static const std::set<std::string> binaryOps = {"add", "sub", "mul", "div", "pow", "maximum", "minimum",
+                                                    "eq", "ne", "lt", "le", "gt", "ge"};
+    if (unaryOps.count(op)) {
+      Loader x = in(n, 0).loader;
+      return finishPointwise(n, pointwise(n, out, dt, [x, op, dt](const Index& i) { return LExpr::unary(op, x(i), dt); }));
+    }
+    if (binaryOps.count(op)) {
+      Loader x = in(n, 0).loader, y = in(n, 1).loader;
+      return finishPointwise(n, pointwise(n, out, dt, [x, y, op, dt](const Index& i) { return LExpr::binary(op, x(i), y(i), dt); }));
+    }
+    if (op == "where") {
+      Loader c = in(n, 0).loader, x = in(n, 1).loader, y = in(n, 2).loader;
+      return finishPointwise(n, pointwise(n, out, dt, [c, x, y](const Index& i) { return LExpr::where(c(i), x(i), y(i)); }));
+    }
+    if (op == "convert_element_type") {
+      Loader x = in(n, 0).loader;
+      return finishPointwise(n, pointwise(n, out, dt, [x, dt](const Index& i) { return LExpr::cast(x(i), dt); }));
+    }
+    if (op == "full" || op == "sym_size") {
+      double v = op == "full" ? a.f("value") : static_cast<double>(a.dim("size").value());
+      return pointwise(n, out, dt, [v, dt](const Index&) { return LExpr::constant(v, dt); });
+    }
+    if (op == "iota") return pointwise(n, out, dt, [dt](const Index& i) { return LExpr::indexValue(i[0], dt); });
+    if (op == "uniform_random") {
+      int64_t seed = a.i("seed");
+      Ints strides = Layout::contiguous(out).strides;
+      return finishPointwise(n, pointwise(n, out, dt, [seed, strides, dt](const Index& i) {
+        auto e = std::make_shared<LExpr>();
+        e->kind = LExpr::Kind::Random;
+        e->dtype = dt;
+        e->seed = seed;
+        e->index = linearIndex(i, strides);
+        return LExprPtr(e);
+      }));
+    }
+    if (op == "broadcast_in_dim") {
+      const Lowered& src = in(n, 0);
+      const Ints& bd = a.ints("broadcast_dimensions");
+      Ints srcSizes = src.sizes;
+      Loader x = src.loader;
+      auto map = [bd, srcSizes](const Index& i) {
+        Index j;
+        for (size_t k = 0; k < bd.size(); ++k) j.push_back(srcSizes[k] == 1 ? IndexExpr(0) : i[bd[k]]);
+        return j;
+      };
+      std::optional<Layout> layout;
+      if (src.view) {
+        Layout l;
+        l.sizes = out;
+        l.strides.assign(out.size(), 0);
+        l.offset = src.view->second.offset;
+        for (size_t k = 0; k < bd.size(); ++k) l.strides[bd[k]] = srcSizes[k] == 1 ? 0 : src.view->second.strides[k];
+        layout = l;
+      }
+      return viewOf(n, src, out, [x, map](const Index& i) { return x(map(i)); }, layout);
+    }
+    if (op == "reshape") {
+      const Lowered& src = in(n, 0);
+      Ints srcSizes = src.sizes;
+      Loader x = src.loader;
+      Ints outStrides = Layout::contiguous(out).strides;
+      std::optional<Layout> layout;
+      if (src.view && src.view->second.strides == Layout::contiguous(srcSizes).strides) {
+        Layout l = Layout::contiguous(out);
+        l.offset = src.view->second.offset;
+        layout = l;
+      }
+      return viewOf(n, src, out, [x, srcSizes, outStrides](const Index& i) {
+        return x(unflatten(linearIndex(i, outStrides), srcSizes));
+      }, layout);
+    }
+    if (op == "permute") {
+      const Lowered& src = in(n, 0);
+      Ints dims = a.ints("dims");
+      Loader x = src.loader;
+      std::optional<Layout> layout;
+      if (src.view) {
+        Layout l;
+        l.offset = src.view->second.offset;
+        for (int64_t d : dims) l.sizes.push_back(src.view->second.sizes[d]), l.strides.push_back(src.view->second.strides[d]);
+        layout = l;
+      }
+      return viewOf(n, src, out, [x, dims](const Index& i) {
+        Index j(dims.size());
+        for (size_t k = 0; k < dims.size(); ++k) j[dims[k]] = i[k];
+        return x(j);
+      }, layout);
+    }
+    if (op == "slice") {
+      const Lowered& src = in(n, 0);
+      int64_t d = a.i("dim"), start = a.i("start"), step = a.i("step");
+      Loader x = src.loader;
+      std::optional<Layout> layout;
+      if (src.view) {
+        Layout l = src.view->second;
+        l.offset += start * l.strides[d];
+        l.strides[d] *= step;
+        l.sizes = out;
+        layout = l;
+      }
+      return viewOf(n, src, out, [x, d, start, step](const Index& i) {
+        Index j = i;
+        j[d] = i[d] * IndexExpr(step) + IndexExpr(start);
+        return x(j);
+      }, layout);
+    }
+    if (op == "pad") {
+      const Lowered& src = in(n, 0);
+      int64_t d = a.i("dim"), low = a.i("low"), stride = a.i("interior") + 1, len = src.sizes[d];
+      double value = a.f("value");
+      Loader x = src.loader;
+      return finishPointwise(n, pointwise(n, out, dt, [x, d, low, stride, len, value, dt](const Index& i) {
+        IndexExpr rel = i[d] - IndexExpr(low);
+        auto idx = [&](const IndexExpr& e) { return LExpr::indexValue(e, DType::I64); };
+        auto cmp = [&](const char* o, LExprPtr l, int64_t r) { return LExpr::binary(o, l, LExpr::constant(r, DType::I64), DType::Bool); };
+        LExprPtr valid = LExpr::binary("and", cmp("ge", idx(rel), 0), cmp("lt", idx(rel), (len - 1) * stride + 1), DType::Bool);
+        if (stride > 1) valid = LExpr::binary("and", valid, cmp("eq", idx(rel.mod(stride)), 0), DType::Bool);
+        Index j = i;
+        j[d] = stride > 1 ? rel.floorDiv(stride) : rel;
+        return LExpr::where(valid, x(j), LExpr::constant(value, dt));
+      }));
+    }
+    if (op == "cat") {
+      int64_t d = a.i("dim");
+      std::vector<std::pair<int64_t, Loader>> parts;  // (start offset, loader)
+      int64_t offset = 0;
+      for (size_t k = 0; k < n.inputs.size(); ++k) {
+        parts.emplace_back(offset, in(n, k).loader);
+        offset += in(n, k).sizes[d];
+      }
+      return finishPointwise(n, pointwise(n, out, dt, [parts, d, dt](const Index& i) {
+        LExprPtr result;
+        for (size_t k = parts.size(); k-- > 0;) {
+          Index j = i;
+          j[d] = i[d] - IndexExpr(parts[k].first);
+          LExprPtr v = parts[k].second(j);
+          if (!result) {
+            result = v;
+            continue;
+          }
+          LExprPtr before = LExpr::binary("lt", LExpr::indexValue(i[d], DType::I64),
+                                          LExpr::constant(static_cast<double>(parts[k + 1].first), DType::I64), DType::Bool);
+          result = LExpr::where(before, v, result);
+        }
+        return result;
+      }));
+    }
+    if (op == "gather" || op == "index_select") {
+      // Indirect loads: realize the source so its layout is known.
+      std::string srcBuf = realize(n.inputs[0]);
+      Ints srcStrides = Layout::contiguous(in(n, 0).sizes).strides;
+      int64_t d = a.i("dim");
+      Loader idx = in(n, 1).loader;
+      DType srcType = in(n, 0).dtype;
+      bool isGather = op == "gather";
+      return finishPointwise(n, pointwise(n, out, dt, [=](const Index& i) {
+        Index base = i;
+        base[d] = IndexExpr(0);
+        auto e = std::make_shared<LExpr>();
+        e->kind = LExpr::Kind::LoadIndirect;
+        e->op = srcBuf;
+        e->dtype = srcType;
+        e->index = linearIndex(base, srcStrides);
+        e->stride = srcStrides[d];
+        e->args = {isGather ? idx(i) : idx(Index{i[d]})};
+        return LExprPtr(e);
+      }));
+    }
+    if (op == "sum" || op == "amax" || op == "amin") return reduction(n, op == "sum" ? "sum" : op == "amax" ? "max" : "min", out, dt);
+    return externNode(n, op, out, dt);
+  }
+
+  // Realizes a pointwise value at once when its body has grown past the inlining limit.
+  Lowered finishPointwise(const Node& n, Lowered l) {
+    if (l.opCount > kRealizeOps) {
+      values_[n.outputs[0]] = l;
+      realize(n.outputs[0]);
+      return values_[n.outputs[0]];
+    }
+    // Reused by several consumers and expensive to recompute: realize (Inductor's realize on reuse).
+    if (uses_[n.outputs[0]] > 1) {
+      std::vector<std::pair<std::string, IndexExpr>> loads;
+      l.loader(indexOf(loopVars(l.sizes, "x")))->collectLoads(loads);
+      if (static_cast<int>(loads.size()) > kRealizeReads) {
+        values_[n.outputs[0]] = l;
+        realize(n.outputs[0]);
+        return values_[n.outputs[0]];
+      }
+    }
+    return l;
+  }
+
+  Lowered reduction(const Node& n, const std::string& kind, const Ints& out, DType dt) {
+    const Lowered& src = in(n, 0);
+    Ints dims = AttrReader{n.attrs}.ints("dims");
+    LoopNode node;
+    node.kind = LoopNode::Kind::Reduction;
+    node.reduceOp = kind;
+    Ints kept, reduced;
+    for (size_t d = 0; d < src.sizes.size(); ++d)
+      (std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end() ? reduced : kept).push_back(src.sizes[d]);
+    node.vars = loopVars(kept, "x");
+    node.reduceVars = loopVars(reduced, "r");
+    Index idx(src.sizes.size());
+    size_t ki = 0, ri = 0;
+    for (size_t d = 0; d < src.sizes.size(); ++d) {
+      bool isReduced = std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end();
+      const LoopVar& v = isReduced ? node.reduceVars[ri++] : node.vars[ki++];
+      idx[d] = IndexExpr::var(v.name, v.size);
+    }
+    node.body = src.loader(idx);
+    node.output = newBuffer(dt, out);
+    node.provenance = n.provenance;
+    if (!src.view) {
+      node.provenance.insert(node.provenance.end(), src.provenance.begin(), src.provenance.end());
+      node.prims = src.prims;
+    }
+    node.prims.push_back(n.op);
+    node.scope = n.scope;
+    addNode(std::move(node));
+    return bufferValue(prog_.nodes.back().output, out, dt);
+  }
+
+  Lowered bufferValue(const std::string& name, const Ints& sizes, DType dt) {
+    Lowered l;
+    l.sizes = sizes;
+    l.dtype = dt;
+    Layout layout = Layout::contiguous(sizes);
+    l.view = std::make_pair(name, layout);
+    l.loader = stridedLoader(name, dt, layout);
+    return l;
+  }
+
+  Lowered externNode(const Node& n, const std::string& op, const Ints& out, DType dt) {
+    static const std::set<std::string> externs = {
+        "matmul", "conv2d", "conv2d_backward_input", "conv2d_backward_weight", "max_pool2d", "avg_pool2d",
+        "adaptive_avg_pool2d", "max_pool2d_backward", "avg_pool2d_backward", "adaptive_avg_pool2d_backward", "index_add"};
+    if (!externs.count(op)) throw Error(describeNode(n) + ": the loop IR has no lowering for '" + n.op + "'");
+    LoopNode node;
+    node.kind = LoopNode::Kind::Extern;
+    node.externOp = n.op;
+    node.externAttrs = n.attrs;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      // matmul reads a transposed operand in place (transpose_a / transpose_b) instead of copying it.
+      const Lowered& x = in(n, i);
+      if (op == "matmul" && x.view && x.sizes.size() >= 2) {
+        Ints swapped = x.sizes;
+        std::swap(swapped[swapped.size() - 1], swapped[swapped.size() - 2]);
+        Layout t = Layout::contiguous(swapped);
+        std::swap(t.strides[t.strides.size() - 1], t.strides[t.strides.size() - 2]);
+        const Buffer& b = prog_.buffer(x.view->first);
+        if (x.view->second.strides == t.strides && x.view->second.offset == 0 && b.layout.numel() == x.view->second.numel()) {
+          node.externInputs.push_back(x.view->first);
+          node.externInputSizes.push_back(swapped);
+          node.externAttrs[i == 0 ? "transpose_a" : "transpose_b"] = true;
+          continue;
+        }
+      }
+      node.externInputs.push_back(realize(n.inputs[i]));
+      node.externInputSizes.push_back(in(n, i).sizes);
+    }
+    node.vars = loopVars(out, "x");
+    node.output = newBuffer(dt, out);
+    node.provenance = n.provenance;
+    node.prims = {n.op};
+    node.scope = n.scope;
+    addNode(std::move(node));
+    return bufferValue(prog_.nodes.back().output, out, dt);
+  }
+
+  const Graph& g_;
+  LoopProgram prog_;
+  std::map<ValueId, Lowered> values_;
+  std::map<ValueId, int> uses_;
+  int nextBuffer_ = 0;
+};
+
+}  // namespace
+
+LoopProgram lower(const Graph& primGraph) { return Lowerer(primGraph).run(); }
+
+}  // namespace fusebox
