@@ -149,13 +149,11 @@ private:
     l.dtype = t;
     l.loader = std::move(loader);
     l.provenance = n.provenance;
-    for (ValueId v : n.inputs) {
+    for (ValueId v : n.inputs) {  // inlined producers (and views) travel along
       const Lowered& x = values_.at(v);
-      if (!x.view) {  // inlined producers travel along
-        l.provenance.insert(l.provenance.end(), x.provenance.begin(), x.provenance.end());
-        l.prims.insert(l.prims.end(), x.prims.begin(), x.prims.end());
-        l.opCount += x.opCount;
-      }
+      l.provenance.insert(l.provenance.end(), x.provenance.begin(), x.provenance.end());
+      l.prims.insert(l.prims.end(), x.prims.begin(), x.prims.end());
+      l.opCount += x.opCount;
     }
     l.prims.push_back(n.op);
     l.opCount += 1;
@@ -169,10 +167,11 @@ private:
     l.dtype = src.dtype;
     l.loader = std::move(loader);
     l.provenance = src.provenance;
+    l.provenance.insert(l.provenance.end(), n.provenance.begin(), n.provenance.end());
     l.prims = src.prims;
+    l.prims.push_back(n.op);
     l.opCount = src.opCount;
     if (src.view && layout) l.view = std::make_pair(src.view->first, *layout);
-    if (!src.view) l.prims.push_back(n.op);
     return l;
   }
 
@@ -396,10 +395,8 @@ private:
     node.body = src.loader(idx);
     node.output = newBuffer(dt, out);
     node.provenance = n.provenance;
-    if (!src.view) {
-      node.provenance.insert(node.provenance.end(), src.provenance.begin(), src.provenance.end());
-      node.prims = src.prims;
-    }
+    node.provenance.insert(node.provenance.end(), src.provenance.begin(), src.provenance.end());
+    node.prims = src.prims;
     node.prims.push_back(n.op);
     node.scope = n.scope;
     addNode(std::move(node));
