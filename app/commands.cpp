@@ -14,13 +14,14 @@
 #include "core/ir/printers.h"
 #include "core/ops/registry.h"
 #include "core/pipeline/pipeline.h"
+#include "core/runtime/cpu_model_runner.h"
 #include "core/trace/trace.h"
 
 namespace fusebox::cli {
 
 namespace {
 
-const char* kStages[] = {"trace", "joint", "forward", "backward", "decompose"};
+const char* kStages[] = {"trace", "joint", "forward", "backward", "decompose", "lower", "schedule", "codegen"};
 
 std::string stageList() {
   std::string s;
@@ -76,6 +77,10 @@ const char* kDumpHelp =
     "                 forward    the forward graph after partitioning (implies --train)\n"
     "                 backward   the backward graph after partitioning (implies --train)\n"
     "                 decompose  the prim graph (with --train: the forward and the backward prim graphs)\n"
+    "                 lower      the loop IR (buffers, Pointwise / Reduction / Extern nodes)\n"
+    "                 schedule   the fused kernels and every fusion decision with its reason\n"
+    "                 codegen    the generated C++ (kernels and wrapper)\n"
+    "  --no-fusion    schedule one kernel per loop-IR node (the baseline)\n"
     "  --train        training step: loss, backward, gradients of every parameter\n"
     "  --partitioner  mincut (default): min-cut rematerialization; default: save everything the backward uses\n"
     "  --format       text (default), dot (Graphviz; pipe into `dot -Tsvg`), json\n"
@@ -84,12 +89,17 @@ const char* kDumpHelp =
     "  --symbolic     keep dimensions symbolic unless given with --dim\n"
     "  -o FILE        write to FILE instead of stdout\n";
 const char* kRunHelp =
-    "usage: fusebox run MODEL --target interp [--iters N] [--seed S] [--dim NAME=SIZE]...\n\n"
-    "Traces MODEL, makes seeded random inputs and runs it; prints every output, the float64 reference\n"
-    "difference and the time per iteration.\n"
-    "  --target interp   the reference interpreter (cpu and cuda come with their backends)\n"
+    "usage: fusebox run MODEL --target interp|cpu [--train] [--iters N] [--seed S] [--threads T] [--no-fusion]\n"
+    "                  [--dim NAME=SIZE]...\n\n"
+    "Runs MODEL on seeded random inputs.\n"
+    "  --target interp   the reference interpreter, checked against its own float64 mode\n"
+    "  --target cpu      the whole pipeline, C++ compiled in process by clang/LLVM; prints a per-kernel profile\n"
+    "                    (time, bytes moved, GB/s) and checks outputs (and gradients) against the interpreter\n"
+    "  --train           a training step: forward and backward graphs (cpu target)\n"
     "  --iters N         iterations to time (default 1)\n"
-    "  --seed S          seed of the random inputs (default 0)\n";
+    "  --seed S          seed of the random inputs (default 0)\n"
+    "  --threads T       worker threads for the cpu target (default: one per hardware thread)\n"
+    "  --no-fusion       one kernel per loop-IR node (to compare fusion decisions)\n";
 
 bool wantsHelp(const std::vector<std::string>& args) {
   for (const std::string& a : args)
@@ -194,7 +204,7 @@ std::string opCountTable(const std::vector<std::pair<std::string, const Graph*>>
 
 int dumpCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kDumpHelp, 0;
-  Args a(argv, {"--stage", "--format", "--dim", "-o", "--partitioner"}, {"--symbolic", "--train", "--stats"});
+  Args a(argv, {"--stage", "--format", "--dim", "-o", "--partitioner"}, {"--symbolic", "--train", "--stats", "--no-fusion"});
   std::string model = modelArg(a, "dump");
   std::string stage = a.valueOr("--stage", "trace");
   std::string format = a.valueOr("--format", "text");
@@ -209,10 +219,10 @@ int dumpCommand(const std::vector<std::string>& argv) {
   if (partitioner != "mincut" && partitioner != "default")
     throw UsageError("--partitioner must be default or mincut, got '" + partitioner + "'");
   config.partitioner = partitioner == "default" ? Partitioner::Default : Partitioner::MinCut;
+  config.schedule.fusion = !a.flag("--no-fusion");
 
   Pipeline p(loadModel(model), config);
-  Stage until = stage == "trace" ? Stage::Trace : stage == "joint" ? Stage::Joint
-              : stage == "decompose" ? Stage::Decompose : Stage::Partition;
+  Stage until = parseStage(stage).value_or(stage == "forward" || stage == "backward" ? Stage::Partition : Stage::Trace);
   p.runUntil(until);
   std::string text;
   if (a.flag("--stats")) {
@@ -238,6 +248,12 @@ int dumpCommand(const std::vector<std::string>& argv) {
   } else if (stage == "forward" || stage == "backward") {
     text = formatGraphs({stage == "forward" ? &p.partition().forward : &p.partition().backward}, format);
     if (format == "text") text += "# " + partitionReport(p.partition().report);
+  } else if (stage == "lower") {
+    for (const LoopProgram& lp : p.loops()) text += lp.str();
+  } else if (stage == "codegen") {
+    for (const CppModule& m : p.cppModules()) text += m.source;
+  } else if (stage == "schedule") {
+    for (size_t i = 0; i < p.schedules().size(); ++i) text += p.loops()[i].name + ":\n" + p.schedules()[i].str();
   } else {
     std::vector<const Graph*> gs;
     for (const Graph& g : p.prims()) gs.push_back(&g);
@@ -246,16 +262,49 @@ int dumpCommand(const std::vector<std::string>& argv) {
   return writeOutput(text, a.value("-o"));
 }
 
+namespace {
+
+int runCpu(const std::string& model, const Args& a, int iters, int seed, int threads) {
+  PipelineConfig config;
+  config.trace = traceOptions(a);
+  config.train = a.flag("--train");
+  config.schedule.fusion = !a.flag("--no-fusion");
+  Pipeline p(loadModel(model), config);
+  p.runAll();
+  CpuRunReport r = runOnCpu(p, iters, static_cast<uint64_t>(seed), static_cast<unsigned>(threads));
+  double pipelineMs = 0;
+  for (const StageTiming& t : p.timings()) pipelineMs += t.ms;
+  std::printf("model %s (%s) on cpu: pipeline %.2f ms, compile %.1f ms%s, %d iteration%s\n", p.traced().name.c_str(),
+              config.train ? "training step" : "inference", pipelineMs, r.compileMs, r.fromCache ? " (cached)" : "", iters,
+              iters == 1 ? "" : "s");
+  std::printf("%-10s %-28s %10s %8s %12s %9s\n", "graph", "kernel", "ms/iter", "calls", "bytes", "GB/s");
+  double total = 0;
+  for (const KernelRow& k : r.kernels) {
+    std::printf("%-10s %-28s %10.4f %8.1f %12lld %9.2f\n", k.graph.c_str(), k.kernel.c_str(), k.msPerIter, k.callsPerIter,
+                static_cast<long long>(k.bytes), k.gbPerSec);
+    total += k.msPerIter;
+  }
+  std::printf("kernels total %.4f ms/iter; step %.4f ms/iter; %zu kernels; peak intermediate memory %lld bytes\n", total,
+              r.msPerIter, r.kernels.size(), static_cast<long long>(r.peakIntermediateBytes));
+  for (const OutputCheck& c : r.checks)
+    std::printf("check %-24s vs interpreter: max abs diff %.3g, max rel diff %.3g  %s\n", c.name.c_str(), c.diff.maxAbs,
+                c.diff.maxRel, c.ok ? "ok" : "MISMATCH");
+  return r.ok() ? 0 : 1;
+}
+
+}  // namespace
+
 int runCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kRunHelp, 0;
-  Args a(argv, {"--target", "--iters", "--seed", "--dim"}, {});
+  Args a(argv, {"--target", "--iters", "--seed", "--dim", "--threads"}, {"--train", "--no-fusion"});
   std::string model = modelArg(a, "run");
   std::string target = a.valueOr("--target", "interp");
-  if (target == "cpu" || target == "cuda")
-    throw UsageError("target '" + target + "' is not available in this build yet; use --target interp");
-  if (target != "interp") throw UsageError("--target must be interp, cpu or cuda, got '" + target + "'");
+  if (target == "cuda") throw UsageError("target 'cuda' is not available in this build yet; use --target cpu or interp");
+  if (target != "interp" && target != "cpu") throw UsageError("--target must be interp, cpu or cuda, got '" + target + "'");
   int iters = a.intValue("--iters", 1, 1, 1000000);
   int seed = a.intValue("--seed", 0, 0, 1 << 30);
+  int threads = a.intValue("--threads", 0, 0, 1024);
+  if (target == "cpu") return runCpu(model, a, iters, seed, threads);
 
   using Clock = std::chrono::steady_clock;
   auto t0 = Clock::now();

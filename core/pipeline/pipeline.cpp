@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/decompose/decompose.h"
+#include "core/loopir/lower.h"
 
 namespace fusebox {
 
@@ -12,6 +13,9 @@ const char* stageName(Stage s) {
     case Stage::Joint: return "joint";
     case Stage::Partition: return "partition";
     case Stage::Decompose: return "decompose";
+    case Stage::Lower: return "lower";
+    case Stage::Schedule: return "schedule";
+    case Stage::Codegen: return "codegen";
   }
   return "?";
 }
@@ -32,6 +36,9 @@ bool Pipeline::done(Stage s) const {
     case Stage::Joint: return joint_.has_value() || (!config_.train && traced_);
     case Stage::Partition: return partition_.has_value() || (!config_.train && traced_);
     case Stage::Decompose: return decomposed_;
+    case Stage::Lower: return lowered_;
+    case Stage::Schedule: return scheduled_;
+    case Stage::Codegen: return generated_;
   }
   return false;
 }
@@ -60,6 +67,19 @@ bool Pipeline::step() {
         prims_.push_back(decompose(*traced_));
       }
       decomposed_ = true;
+      break;
+    case Stage::Lower:
+      for (const Graph& g : prims_) loops_.push_back(lower(g));
+      lowered_ = true;
+      break;
+    case Stage::Schedule:
+      for (const LoopProgram& lp : loops_) schedules_.push_back(schedule(lp, config_.schedule));
+      scheduled_ = true;
+      break;
+    case Stage::Codegen:
+      for (size_t i = 0; i < loops_.size(); ++i)
+        cpp_.push_back(generateCpp(loops_[i], schedules_[i], [this](NodeId id) { return describeTracedNode(id); }));
+      generated_ = true;
       break;
   }
   timings_.push_back({*s, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
@@ -95,6 +115,24 @@ const Partition& Pipeline::partition() const {
 const std::vector<Graph>& Pipeline::prims() const {
   require(decomposed_, "decompose");
   return prims_;
+}
+const std::vector<LoopProgram>& Pipeline::loops() const {
+  require(lowered_, "lower");
+  return loops_;
+}
+const std::vector<Schedule>& Pipeline::schedules() const {
+  require(scheduled_, "schedule");
+  return schedules_;
+}
+const std::vector<CppModule>& Pipeline::cppModules() const {
+  require(generated_, "codegen");
+  return cpp_;
+}
+
+std::string Pipeline::describeTracedNode(NodeId id) const {
+  if (!traced_ || !traced_->hasNode(id)) return "n" + std::to_string(id);
+  const Node& n = traced_->node(id);
+  return n.op + (n.loc.valid() ? " @" + n.loc.str() : "");
 }
 
 }  // namespace fusebox

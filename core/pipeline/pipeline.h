@@ -8,13 +8,16 @@
 
 #include "core/autograd/joint_graph.h"
 #include "core/autograd/partition.h"
+#include "core/codegen/cpu/cpp_codegen.h"
 #include "core/frontend/model.h"
+#include "core/loopir/loop_ir.h"
+#include "core/schedule/schedule.h"
 #include "core/trace/trace.h"
 
 namespace fusebox {
 
-enum class Stage { Trace, Joint, Partition, Decompose };
-constexpr int kNumStages = 4;
+enum class Stage { Trace, Joint, Partition, Decompose, Lower, Schedule, Codegen };
+constexpr int kNumStages = 7;
 const char* stageName(Stage s);
 std::optional<Stage> parseStage(const std::string& name);
 
@@ -23,6 +26,7 @@ struct PipelineConfig {
   bool train = false;  // inference skips the joint and partition stages
   JointOptions joint;
   Partitioner partitioner = Partitioner::MinCut;
+  ScheduleConfig schedule;
 };
 
 struct StageTiming {
@@ -48,6 +52,12 @@ public:
   const Partition& partition() const;
   // The decomposed graphs: one (inference) or forward and backward (training).
   const std::vector<Graph>& prims() const;
+  // One loop program and one schedule per prim graph.
+  const std::vector<LoopProgram>& loops() const;
+  const std::vector<Schedule>& schedules() const;
+  const std::vector<CppModule>& cppModules() const;
+  // "linear @mlp.fbx:6:14": how generated code names a traced node.
+  std::string describeTracedNode(NodeId id) const;
   const std::vector<StageTiming>& timings() const { return timings_; }
 
 private:
@@ -60,6 +70,12 @@ private:
   std::optional<Partition> partition_;
   std::vector<Graph> prims_;
   bool decomposed_ = false;
+  std::vector<LoopProgram> loops_;
+  bool lowered_ = false;
+  std::vector<Schedule> schedules_;
+  bool scheduled_ = false;
+  std::vector<CppModule> cpp_;
+  bool generated_ = false;
   std::vector<StageTiming> timings_;
 };
 

@@ -1,0 +1,256 @@
+// The fixed part of every generated CPU module: types, math helpers, the runtime interface the
+// wrapper calls, and the extern kernels (matmul, convolution, pooling, scatter-add). It is
+// compiled together with the generated kernels, for the host CPU.
+#include "core/codegen/cpu/cpu_prelude.h"
+
+namespace fusebox {
+
+const char* cpuPrelude() {
+  return R"PRELUDE(// ---- Fusebox CPU prelude -------------------------------------------------
+typedef long fb_i64;
+typedef unsigned long fb_u64;
+extern "C" {
+float expf(float); float logf(float); float tanhf(float); float erff(float); float powf(float, float);
+double exp(double); double log(double); double tanh(double); double erf(double); double pow(double, double);
+}
+static inline float fb_exp(float x) { return expf(x); }
+static inline double fb_exp(double x) { return exp(x); }
+static inline float fb_log(float x) { return logf(x); }
+static inline double fb_log(double x) { return log(x); }
+static inline float fb_tanh(float x) { return tanhf(x); }
+static inline double fb_tanh(double x) { return tanh(x); }
+static inline float fb_erf(float x) { return erff(x); }
+static inline double fb_erf(double x) { return erf(x); }
+static inline float fb_pow(float x, float y) { return powf(x, y); }
+static inline double fb_pow(double x, double y) { return pow(x, y); }
+static inline float fb_sqrt(float x) { return __builtin_sqrtf(x); }
+static inline double fb_sqrt(double x) { return __builtin_sqrt(x); }
+static inline float fb_abs(float x) { return __builtin_fabsf(x); }
+static inline double fb_abs(double x) { return __builtin_fabs(x); }
+template <class T> static inline T fb_abs(T x) { return x < 0 ? -x : x; }
+template <class T> static inline T fb_max(T a, T b) { return (a != a || a > b) ? a : b; }
+template <class T> static inline T fb_min(T a, T b) { return (a != a || a < b) ? a : b; }
+// Counter-based uniform [0, 1), bit-identical to the reference interpreter's dropout stream.
+static inline fb_u64 fb_splitmix(fb_u64 x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+static inline double fb_rand(fb_u64 seed, fb_u64 index) {
+  return (double)(fb_splitmix(fb_splitmix(seed) ^ index) >> 11) * 0x1.0p-53;
+}
+
+// What the host gives the wrapper: launch runs fn over [0, rows) in parallel chunks and times it
+// as kernel `kernel`.
+struct FuseboxRuntime {
+  void* ctx;
+  void (*launch)(void* ctx, int kernel, void (*fn)(fb_i64 begin, fb_i64 end, void* data), fb_i64 rows, void* data);
+};
+
+// ---- extern: matmul ---------------------------------------------------------
+// C[b] (n x m) = op(A[b]) (n x k) @ op(B[b]) (k x m); op transposes the last two dims.
+struct FbMatmul {
+  const float* A; const float* B; float* C;
+  fb_i64 batch, n, k, m;
+  int transA, transB;
+};
+static void fb_matmul_rows(fb_i64 begin, fb_i64 end, void* data) {
+  const FbMatmul& p = *(const FbMatmul*)data;
+  const fb_i64 TJ = 256;
+  // Row blocks of 4: each B row loaded once feeds 4 accumulator rows.
+  for (fb_i64 blk = begin; blk < end; ++blk) {
+    fb_i64 b = blk / ((p.n + 3) / 4), i0 = (blk % ((p.n + 3) / 4)) * 4;
+    fb_i64 rows = p.n - i0 < 4 ? p.n - i0 : 4;
+    const float* A = p.A + b * p.n * p.k;
+    const float* B = p.B + b * p.k * p.m;
+    float* C = p.C + b * p.n * p.m;
+    for (fb_i64 j0 = 0; j0 < p.m; j0 += TJ) {
+      fb_i64 cols = p.m - j0 < TJ ? p.m - j0 : TJ;
+      float acc[4][TJ];
+      for (int r = 0; r < 4; ++r)
+        for (fb_i64 j = 0; j < TJ; ++j) acc[r][j] = 0.0f;
+      for (fb_i64 kk = 0; kk < p.k; ++kk) {
+        float a[4];
+        for (int r = 0; r < 4; ++r)
+          a[r] = r < rows ? (p.transA ? A[kk * p.n + i0 + r] : A[(i0 + r) * p.k + kk]) : 0.0f;
+        if (!p.transB) {
+          const float* __restrict brow = B + kk * p.m + j0;
+          for (fb_i64 j = 0; j < cols; ++j) {
+            float bv = brow[j];
+            acc[0][j] += a[0] * bv; acc[1][j] += a[1] * bv; acc[2][j] += a[2] * bv; acc[3][j] += a[3] * bv;
+          }
+        } else {
+          for (fb_i64 j = 0; j < cols; ++j) {
+            float bv = B[(j0 + j) * p.k + kk];
+            acc[0][j] += a[0] * bv; acc[1][j] += a[1] * bv; acc[2][j] += a[2] * bv; acc[3][j] += a[3] * bv;
+          }
+        }
+      }
+      for (fb_i64 r = 0; r < rows; ++r)
+        for (fb_i64 j = 0; j < cols; ++j) C[(i0 + r) * p.m + j0 + j] = acc[r][j];
+    }
+  }
+}
+struct FbTranspose { const float* src; float* dst; fb_i64 batch, rows, cols; };
+static void fb_transpose_rows(fb_i64 begin, fb_i64 end, void* data) {
+  const FbTranspose& t = *(const FbTranspose*)data;
+  for (fb_i64 bi = begin; bi < end; ++bi) {
+    fb_i64 b = bi / t.cols, c = bi % t.cols;
+    const float* s = t.src + b * t.rows * t.cols;
+    float* d = t.dst + b * t.rows * t.cols + c * t.rows;
+    for (fb_i64 r = 0; r < t.rows; ++r) d[r] = s[r * t.cols + c];
+  }
+}
+static void fb_matmul(const FuseboxRuntime* rt, int kernel, FbMatmul p, float* scratch) {
+  if (p.transB) {  // B^T is read column-wise: transpose it once into contiguous rows
+    FbTranspose t{p.B, scratch, p.batch, p.m, p.k};
+    rt->launch(rt->ctx, kernel, fb_transpose_rows, p.batch * p.k, &t);
+    p.B = scratch;
+    p.transB = 0;
+  }
+  rt->launch(rt->ctx, kernel, fb_matmul_rows, p.batch * ((p.n + 3) / 4), &p);
+}
+
+// ---- extern: convolution and its gradients (NCHW, direct loops) -----------------------
+struct FbConv {
+  const float* x; const float* w; float* y;  // roles swap for the gradients, see below
+  fb_i64 N, C, H, W, O, KH, KW, OH, OW, groups, sh, sw, ph, pw, dh, dw;
+};
+static void fb_conv_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (n, o)
+  const FbConv& c = *(const FbConv*)data;
+  fb_i64 cpg = c.C / c.groups, opg = c.O / c.groups;
+  for (fb_i64 no = begin; no < end; ++no) {
+    fb_i64 n = no / c.O, o = no % c.O, g = o / opg;
+    float* out = c.y + no * c.OH * c.OW;
+    for (fb_i64 i = 0; i < c.OH * c.OW; ++i) out[i] = 0.0f;
+    for (fb_i64 ci = 0; ci < cpg; ++ci)
+      for (fb_i64 kh = 0; kh < c.KH; ++kh)
+        for (fb_i64 kw = 0; kw < c.KW; ++kw) {
+          float wv = c.w[((o * cpg + ci) * c.KH + kh) * c.KW + kw];
+          const float* xin = c.x + (n * c.C + g * cpg + ci) * c.H * c.W;
+          for (fb_i64 oh = 0; oh < c.OH; ++oh) {
+            fb_i64 ih = oh * c.sh - c.ph + kh * c.dh;
+            if (ih < 0 || ih >= c.H) continue;
+            for (fb_i64 ow = 0; ow < c.OW; ++ow) {
+              fb_i64 iw = ow * c.sw - c.pw + kw * c.dw;
+              if (iw >= 0 && iw < c.W) out[oh * c.OW + ow] += wv * xin[ih * c.W + iw];
+            }
+          }
+        }
+  }
+}
+// dx: rows (n, input channel); x is the output gradient, y the input gradient.
+static void fb_conv_input_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
+  const FbConv& c = *(const FbConv*)data;
+  fb_i64 cpg = c.C / c.groups, opg = c.O / c.groups;
+  for (fb_i64 nc = begin; nc < end; ++nc) {
+    fb_i64 n = nc / c.C, cin = nc % c.C, g = cin / cpg, ci = cin % cpg;
+    float* dx = c.y + nc * c.H * c.W;
+    for (fb_i64 i = 0; i < c.H * c.W; ++i) dx[i] = 0.0f;
+    for (fb_i64 oo = 0; oo < opg; ++oo) {
+      fb_i64 o = g * opg + oo;
+      const float* gy = c.x + (n * c.O + o) * c.OH * c.OW;
+      for (fb_i64 kh = 0; kh < c.KH; ++kh)
+        for (fb_i64 kw = 0; kw < c.KW; ++kw) {
+          float wv = c.w[((o * cpg + ci) * c.KH + kh) * c.KW + kw];
+          for (fb_i64 oh = 0; oh < c.OH; ++oh) {
+            fb_i64 ih = oh * c.sh - c.ph + kh * c.dh;
+            if (ih < 0 || ih >= c.H) continue;
+            for (fb_i64 ow = 0; ow < c.OW; ++ow) {
+              fb_i64 iw = ow * c.sw - c.pw + kw * c.dw;
+              if (iw >= 0 && iw < c.W) dx[ih * c.W + iw] += wv * gy[oh * c.OW + ow];
+            }
+          }
+        }
+    }
+  }
+}
+// dw: rows (o, ci); x is the input, w the output gradient, y the weight gradient.
+static void fb_conv_weight_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
+  const FbConv& c = *(const FbConv*)data;
+  fb_i64 cpg = c.C / c.groups, opg = c.O / c.groups;
+  for (fb_i64 oc = begin; oc < end; ++oc) {
+    fb_i64 o = oc / cpg, ci = oc % cpg, g = o / opg;
+    for (fb_i64 kh = 0; kh < c.KH; ++kh)
+      for (fb_i64 kw = 0; kw < c.KW; ++kw) {
+        float acc = 0.0f;
+        for (fb_i64 n = 0; n < c.N; ++n) {
+          const float* xin = c.x + (n * c.C + g * cpg + ci) * c.H * c.W;
+          const float* gy = c.w + (n * c.O + o) * c.OH * c.OW;
+          for (fb_i64 oh = 0; oh < c.OH; ++oh) {
+            fb_i64 ih = oh * c.sh - c.ph + kh * c.dh;
+            if (ih < 0 || ih >= c.H) continue;
+            for (fb_i64 ow = 0; ow < c.OW; ++ow) {
+              fb_i64 iw = ow * c.sw - c.pw + kw * c.dw;
+              if (iw >= 0 && iw < c.W) acc += xin[ih * c.W + iw] * gy[oh * c.OW + ow];
+            }
+          }
+        }
+        c.y[(oc * c.KH + kh) * c.KW + kw] = acc;
+      }
+  }
+}
+
+// ---- extern: pooling and its gradients (rows are (n, c) planes) ------------------------
+struct FbPool {
+  const float* x; const float* g; float* y;
+  fb_i64 planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw;
+  int mode;  // 0 max, 1 avg (count_include_pad), 2 adaptive avg; +10: gradient
+};
+static void fb_pool_rows(fb_i64 begin, fb_i64 end, void* data) {
+  const FbPool& p = *(const FbPool*)data;
+  int mode = p.mode % 10;
+  bool grad = p.mode >= 10;
+  for (fb_i64 pl = begin; pl < end; ++pl) {
+    const float* x = p.x ? p.x + pl * p.H * p.W : 0;
+    if (grad) {
+      float* dx = p.y + pl * p.H * p.W;
+      for (fb_i64 i = 0; i < p.H * p.W; ++i) dx[i] = 0.0f;
+    }
+    for (fb_i64 oh = 0; oh < p.OH; ++oh)
+      for (fb_i64 ow = 0; ow < p.OW; ++ow) {
+        fb_i64 h0, h1, w0, w1;
+        if (mode == 2) {
+          h0 = oh * p.H / p.OH; h1 = ((oh + 1) * p.H + p.OH - 1) / p.OH;
+          w0 = ow * p.W / p.OW; w1 = ((ow + 1) * p.W + p.OW - 1) / p.OW;
+        } else {
+          h0 = oh * p.sh - p.ph; h1 = h0 + p.kh; w0 = ow * p.sw - p.pw; w1 = w0 + p.kw;
+        }
+        float count = mode == 2 ? (float)((h1 - h0) * (w1 - w0)) : (float)(p.kh * p.kw);
+        fb_i64 best = -1;
+        float acc = mode == 0 ? -__builtin_inff() : 0.0f;
+        fb_i64 oi = (pl * p.OH + oh) * p.OW + ow;
+        for (fb_i64 i = h0; i < h1; ++i) {
+          if (i < 0 || i >= p.H) continue;
+          for (fb_i64 j = w0; j < w1; ++j) {
+            if (j < 0 || j >= p.W) continue;
+            if (mode == 0) {
+              float v = x[i * p.W + j];
+              if (best < 0 || v > acc || v != v) { acc = v; best = i * p.W + j; }
+            } else if (grad) {
+              p.y[pl * p.H * p.W + i * p.W + j] += p.g[oi] / count;
+            } else {
+              acc += x[i * p.W + j];
+            }
+          }
+        }
+        if (!grad) p.y[oi] = mode == 0 ? acc : acc / count;
+        else if (mode == 0 && best >= 0) p.y[pl * p.H * p.W + best] += p.g[oi];
+      }
+  }
+}
+
+// ---- extern: index_add (embedding gradient), serial: rows may repeat -------------------
+static void fb_index_add(const float* x, const fb_i64* index, const float* src, float* out, fb_i64 outer, fb_i64 rows,
+                         fb_i64 n, fb_i64 inner) {
+  for (fb_i64 i = 0; i < outer * rows * inner; ++i) out[i] = x[i];
+  for (fb_i64 o = 0; o < outer; ++o)
+    for (fb_i64 j = 0; j < n; ++j)
+      for (fb_i64 i = 0; i < inner; ++i) out[(o * rows + index[j]) * inner + i] += src[(o * n + j) * inner + i];
+}
+// ---- end of prelude -------------------------------------------------------------
+)PRELUDE";
+}
+
+}  // namespace fusebox

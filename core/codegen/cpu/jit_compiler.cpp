@@ -1,0 +1,181 @@
+#include "core/codegen/cpu/jit_compiler.h"
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <mutex>
+
+#include "core/ir/error.h"
+
+#ifdef FUSEBOX_HAS_LLVM
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#endif
+
+namespace fusebox {
+
+namespace {
+
+std::string hashOf(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001B3ull;
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace
+
+#ifdef FUSEBOX_HAS_LLVM
+
+namespace {
+
+struct JitState {
+  std::mutex mutex;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::map<std::string, std::shared_ptr<CompiledCpuModule>> cache;
+  int modules = 0;
+};
+
+JitState& state() {
+  static JitState s;
+  return s;
+}
+
+std::unique_ptr<llvm::orc::LLJIT> makeJit() {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::InitializeNativeTargetAsmParser();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) throw Error("LLVM: cannot detect the host target: " + llvm::toString(jtmb.takeError()));
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
+  if (!jit) throw Error("LLVM: cannot create the JIT: " + llvm::toString(jit.takeError()));
+  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
+  if (!gen) throw Error("LLVM: cannot expose process symbols: " + llvm::toString(gen.takeError()));
+  (*jit)->getMainJITDylib().addGenerator(std::move(*gen));
+  return std::move(*jit);
+}
+
+std::string emitAssembly(const llvm::Module& m) {
+  std::string error;
+  std::string triple = m.getTargetTriple();
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) return "; no assembly: " + error;
+  llvm::StringMap<bool> features;
+  std::string featureStr;
+  if (llvm::sys::getHostCPUFeatures(features))
+    for (auto& f : features) featureStr += (featureStr.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
+  std::string cpu = llvm::sys::getHostCPUName().str();
+  if (cpu == "generic") cpu = "x86-64";
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(triple, cpu, featureStr, {},
+                                                                      llvm::Reloc::PIC_, std::nullopt,
+                                                                      llvm::CodeGenOpt::Aggressive));
+  std::unique_ptr<llvm::Module> clone = llvm::CloneModule(m);
+  clone->setDataLayout(tm->createDataLayout());
+  llvm::SmallString<0> out;
+  llvm::raw_svector_ostream os(out);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_AssemblyFile)) return "; no assembly: target cannot emit it";
+  pm.run(*clone);
+  return std::string(out.str());
+}
+
+}  // namespace
+
+bool cpuJitAvailable() { return true; }
+
+std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& source) {
+  JitState& st = state();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  std::string hash = hashOf(source);
+  if (auto it = st.cache.find(hash); it != st.cache.end()) {
+    auto hit = std::make_shared<CompiledCpuModule>(*it->second);
+    hit->fromCache = true;
+    return hit;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  if (!st.jit) st.jit = makeJit();
+
+  std::string fileName = "fusebox_" + hash + ".cpp";
+  std::string cpu = llvm::sys::getHostCPUName().str();
+  if (cpu == "generic") cpu = "x86-64";  // an unrecognized host: the feature list below carries AVX etc.
+  std::vector<std::string> argStore = {"-x", "c++", "-std=c++17", "-O3", "-ffp-contract=fast",
+                                       "-mreassociate", "-fno-signed-zeros", "-freciprocal-math",
+                                       "-fno-rtti", "-triple", llvm::sys::getProcessTriple(),
+                                       "-target-cpu", cpu, "-vectorize-loops", "-vectorize-slp", "-nostdsysteminc",
+                                       "-nobuiltininc", fileName};
+  llvm::StringMap<bool> features;
+  if (llvm::sys::getHostCPUFeatures(features))
+    for (auto& f : features)
+      if (f.second) argStore.insert(argStore.end() - 1, {"-target-feature", "+" + f.first().str()});
+  std::vector<const char*> args;
+  for (const std::string& a : argStore) args.push_back(a.c_str());
+
+  std::string diagText;
+  llvm::raw_string_ostream diagStream(diagText);
+  auto diagOpts = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+  auto* printer = new clang::TextDiagnosticPrinter(diagStream, diagOpts.get());
+  clang::DiagnosticsEngine diags(llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(), diagOpts, printer);
+  auto invocation = std::make_shared<clang::CompilerInvocation>();
+  if (!clang::CompilerInvocation::CreateFromArgs(*invocation, args, diags))
+    throw Error("clang: bad compiler arguments: " + diagStream.str());
+  invocation->getPreprocessorOpts().addRemappedFile(fileName, llvm::MemoryBuffer::getMemBufferCopy(source).release());
+  clang::CompilerInstance ci;
+  ci.setInvocation(invocation);
+  ci.createDiagnostics(printer, false);
+  auto context = std::make_unique<llvm::LLVMContext>();
+  clang::EmitLLVMOnlyAction action(context.get());
+  if (!ci.ExecuteAction(action)) throw Error("generated C++ does not compile:\n" + diagStream.str());
+  std::unique_ptr<llvm::Module> module = action.takeModule();
+  if (!module) throw Error("clang produced no module:\n" + diagStream.str());
+
+  auto result = std::make_shared<CompiledCpuModule>();
+  result->sourceHash = hash;
+  llvm::raw_string_ostream irStream(result->llvmIR);
+  module->print(irStream, nullptr);
+  result->assembly = emitAssembly(*module);
+
+  // Each module gets its own dylib so that kernel names may repeat across modules.
+  std::string dylibName = "module" + std::to_string(st.modules++);
+  auto dylib = st.jit->createJITDylib(dylibName);
+  if (!dylib) throw Error("LLVM: " + llvm::toString(dylib.takeError()));
+  dylib->addToLinkOrder(st.jit->getMainJITDylib());
+  if (auto err = st.jit->addIRModule(*dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
+    throw Error("LLVM: cannot add the module: " + llvm::toString(std::move(err)));
+  auto sym = st.jit->lookup(*dylib, "fusebox_main");
+  if (!sym) throw Error("LLVM: fusebox_main not found: " + llvm::toString(sym.takeError()));
+  result->entry = sym->toPtr<void*>();
+  result->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  st.cache[hash] = result;
+  return result;
+}
+
+#else
+
+bool cpuJitAvailable() { return false; }
+
+std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& source) {
+  throw Error("this build has no CPU backend: configure with LLVM 16 and libclang-cpp 16 (FUSEBOX_WITH_LLVM=ON); source hash " +
+              hashOf(source));
+}
+
+#endif
+
+}  // namespace fusebox

@@ -1,0 +1,28 @@
+// Stage 7 (CPU): compiles generated C++ in process: clang (libclang-cpp 16) -> LLVM IR at -O3
+// for the host CPU -> ORC LLJIT. Keeps the optimized LLVM IR and the assembly for the GUI, and
+// caches compiled modules by the hash of their source.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace fusebox {
+
+struct CompiledCpuModule {
+  void* entry = nullptr;       // fusebox_main(const FuseboxRuntime*, void* const*)
+  std::string llvmIR;          // after optimization
+  std::string assembly;        // host assembly of the whole module
+  double compileMs = 0;
+  bool fromCache = false;
+  std::string sourceHash;
+};
+
+// Whether this build has the LLVM backend.
+bool cpuJitAvailable();
+
+// Throws Error with the compiler's diagnostics (file:line:col in the generated source) when the
+// source does not compile.
+std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& source);
+
+}  // namespace fusebox

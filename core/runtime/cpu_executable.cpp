@@ -1,0 +1,140 @@
+#include "core/runtime/cpu_executable.h"
+
+#include <chrono>
+#include <cstring>
+#include <map>
+
+#include "core/ir/error.h"
+
+namespace fusebox {
+
+namespace {
+
+// Mirrors the FuseboxRuntime struct of the generated prelude.
+struct RuntimeAbi {
+  void* ctx;
+  void (*launch)(void* ctx, int kernel, void (*fn)(long, long, void*), long rows, void* data);
+};
+
+void toStorage(const Tensor& t, void* dst) {
+  switch (t.dtype) {
+    case DType::F32:
+      for (size_t i = 0; i < t.data.size(); ++i) static_cast<float*>(dst)[i] = static_cast<float>(t.data[i]);
+      break;
+    case DType::F64: std::memcpy(dst, t.data.data(), t.data.size() * sizeof(double)); break;
+    case DType::I64:
+      for (size_t i = 0; i < t.data.size(); ++i) static_cast<int64_t*>(dst)[i] = static_cast<int64_t>(t.data[i]);
+      break;
+    case DType::I32:
+      for (size_t i = 0; i < t.data.size(); ++i) static_cast<int32_t*>(dst)[i] = static_cast<int32_t>(t.data[i]);
+      break;
+    case DType::Bool:
+      for (size_t i = 0; i < t.data.size(); ++i) static_cast<bool*>(dst)[i] = t.data[i] != 0;
+      break;
+    default: throw Error("CPU runtime: unsupported dtype " + std::string(dtypeName(t.dtype)));
+  }
+}
+
+Tensor fromStorage(const Buffer& b, const void* src) {
+  Tensor t(b.dtype, b.layout.sizes);
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    switch (b.dtype) {
+      case DType::F32: t.data[i] = static_cast<const float*>(src)[i]; break;
+      case DType::F64: t.data[i] = static_cast<const double*>(src)[i]; break;
+      case DType::I64: t.data[i] = static_cast<double>(static_cast<const int64_t*>(src)[i]); break;
+      case DType::I32: t.data[i] = static_cast<const int32_t*>(src)[i]; break;
+      case DType::Bool: t.data[i] = static_cast<const bool*>(src)[i]; break;
+      default: break;
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+struct CpuExecutable::Impl {
+  const LoopProgram& program;
+  const CppModule& module;
+  std::shared_ptr<const CompiledCpuModule> compiled;
+  ThreadPool& pool;
+  std::vector<std::vector<unsigned char>> storage;  // owned blocks
+  std::vector<void*> table;                         // buffers in module.bufferOrder, then scratch
+  std::map<std::string, size_t> slot;
+  std::vector<KernelProfile>* profile = nullptr;
+  RuntimeAbi abi{};
+
+  static void launch(void* ctx, int kernel, void (*fn)(long, long, void*), long rows, void* data) {
+    Impl& self = *static_cast<Impl*>(ctx);
+    auto t0 = std::chrono::steady_clock::now();
+    self.pool.parallelFor(rows, [&](int64_t b, int64_t e) { fn(b, e, data); });
+    KernelProfile& p = (*self.profile)[kernel];
+    p.totalMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    ++p.calls;
+  }
+};
+
+CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedule, const CppModule& module,
+                             std::shared_ptr<const CompiledCpuModule> compiled, ThreadPool& pool)
+    : impl_(new Impl{program, module, std::move(compiled), pool, {}, {}, {}, nullptr, {}}) {
+  Impl& m = *impl_;
+  // Storage, honoring the memory plan: a reusing buffer takes its predecessor's block.
+  std::map<std::string, std::string> reuses(schedule.memory.reuse.begin(), schedule.memory.reuse.end());
+  std::map<std::string, void*> ptr;
+  for (const std::string& name : module.bufferOrder) {
+    const Buffer& b = program.buffer(name);
+    std::string owner = name;
+    while (reuses.count(owner)) owner = reuses.at(owner);
+    if (owner != name && ptr.count(owner)) {
+      ptr[name] = ptr[owner];
+      continue;
+    }
+    m.storage.emplace_back(static_cast<size_t>(std::max<int64_t>(b.bytes(), 1)) + 64);
+    arenaBytes_ += b.bytes();
+    ptr[name] = m.storage.back().data();
+  }
+  for (size_t i = 0; i < module.bufferOrder.size(); ++i) {
+    m.table.push_back(ptr[module.bufferOrder[i]]);
+    m.slot[module.bufferOrder[i]] = i;
+  }
+  for (int64_t bytes : module.scratchBytes) {
+    if (bytes > 0) {
+      m.storage.emplace_back(static_cast<size_t>(bytes) + 64);
+      m.table.push_back(m.storage.back().data());
+    } else {
+      m.table.push_back(nullptr);
+    }
+  }
+  for (const Kernel& k : schedule.kernels) profile_.push_back({k.name, 0, 0, k.bytesRead + k.bytesWritten});
+  m.profile = &profile_;
+  m.abi = RuntimeAbi{&m, &Impl::launch};
+}
+
+CpuExecutable::~CpuExecutable() = default;
+
+void CpuExecutable::setInputs(const std::vector<Tensor>& inputs) {
+  Impl& m = *impl_;
+  if (inputs.size() != m.program.inputs.size())
+    throw Error("CPU runtime: expected " + std::to_string(m.program.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Buffer& b = m.program.buffer(m.program.inputs[i]);
+    if (inputs[i].numel() != b.layout.numel() || inputs[i].dtype != b.dtype)
+      throw Error("CPU runtime: input '" + b.name + "' has the wrong size or dtype");
+    toStorage(inputs[i], m.table[m.slot.at(b.name)]);
+  }
+}
+
+void CpuExecutable::run() {
+  Impl& m = *impl_;
+  using Entry = void (*)(const RuntimeAbi*, void* const*);
+  reinterpret_cast<Entry>(m.compiled->entry)(&m.abi, m.table.data());
+  ++runs_;
+}
+
+std::vector<Tensor> CpuExecutable::outputs() const {
+  const Impl& m = *impl_;
+  std::vector<Tensor> out;
+  for (const std::string& name : m.program.outputs) out.push_back(fromStorage(m.program.buffer(name), m.table[m.slot.at(name)]));
+  return out;
+}
+
+}  // namespace fusebox

@@ -1,0 +1,112 @@
+#include "core/runtime/cpu_model_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "core/codegen/cpu/jit_compiler.h"
+#include "core/interp/interpreter.h"
+#include "core/runtime/cpu_executable.h"
+
+namespace fusebox {
+
+bool CpuRunReport::ok() const {
+  for (const OutputCheck& c : checks)
+    if (!c.ok) return false;
+  return !checks.empty();
+}
+
+bool closeForDType(const Tensor& got, const Tensor& want) {
+  if (got.numel() != want.numel()) return false;
+  Tensor g = got;
+  g.sizes = want.sizes;
+  double tol = want.dtype == DType::F64 ? 1e-9 : 2e-3;
+  // Scale the absolute tolerance by the tensor's magnitude: sums over thousands of terms are
+  // reassociated by the vectorizer.
+  double scale = 0;
+  for (double v : want.data) scale = std::max(scale, std::fabs(v));
+  return allClose(g, want, tol, tol * std::max(scale, 1e-2) * 0.1);
+}
+
+CpuRunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads) {
+  CpuRunReport report;
+  report.iters = iters;
+  ThreadPool pool(threads);
+  std::vector<std::unique_ptr<CpuExecutable>> exes;
+  for (size_t i = 0; i < p.cppModules().size(); ++i) {
+    auto compiled = compileCpuModule(p.cppModules()[i].source);
+    report.compileMs += compiled->compileMs;
+    report.fromCache = compiled->fromCache;
+    exes.push_back(std::make_unique<CpuExecutable>(p.loops()[i], p.schedules()[i], p.cppModules()[i], compiled, pool));
+    report.peakIntermediateBytes += p.schedules()[i].memory.peakIntermediateBytes;
+  }
+  const Graph& traced = p.traced();
+  std::vector<Tensor> primals = makeInputs(traced, seed);
+  bool train = p.config().train;
+  std::vector<Tensor> tangents;
+  std::vector<Tensor> fwdOut, bwdOut;
+  if (train) {
+    const Graph& bwd = p.partition().backward;
+    for (const GraphInput& in : bwd.inputs())
+      if (in.role == InputRole::Tangent) {  // d(loss) = 1 for a scalar loss, seeded noise otherwise
+        const TensorType& t = bwd.type(in.value);
+        tangents.push_back(t.shape.empty() ? makeTensor(t, InitSpec{InitSpec::Kind::Ones}, 0)
+                                           : makeTensor(t, InitSpec{InitSpec::Kind::Randn, 99, 1.0, 0.0}, seed));
+      }
+  }
+  auto step = [&] {
+    exes[0]->setInputs(primals);
+    exes[0]->run();
+    if (!train) return;
+    fwdOut = exes[0]->outputs();
+    size_t numFwd = p.joint().numForwardOutputs;
+    std::vector<Tensor> bwdIn(fwdOut.begin() + numFwd, fwdOut.end());
+    bwdIn.insert(bwdIn.end(), tangents.begin(), tangents.end());
+    exes[1]->setInputs(bwdIn);
+    exes[1]->run();
+  };
+  step();  // warm-up (first touch of the buffers)
+  for (auto& e : exes) {
+    auto& prof = const_cast<std::vector<KernelProfile>&>(e->profile());
+    for (KernelProfile& k : prof) k.totalMs = 0, k.calls = 0;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < iters; ++i) step();
+  report.msPerIter = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / iters;
+
+  const char* names[] = {train ? "forward" : "inference", "backward"};
+  for (size_t g = 0; g < exes.size(); ++g)
+    for (const KernelProfile& k : exes[g]->profile()) {
+      KernelRow row{names[g], k.name, k.totalMs / iters, static_cast<double>(k.calls) / iters, k.bytes, 0};
+      row.gbPerSec = row.msPerIter > 0 ? k.bytes / (row.msPerIter * 1e6) : 0;
+      report.kernels.push_back(row);
+    }
+
+  // Check against the interpreter: the traced graph (inference) or the joint graph (training).
+  if (!train) {
+    std::vector<Tensor> got = exes[0]->outputs(), want = interpret(traced, primals);
+    for (size_t i = 0; i < want.size(); ++i) {
+      Tensor g = got[i];
+      g.sizes = want[i].sizes;
+      report.checks.push_back({traced.value(traced.outputs()[i]).name, compareTensors(g, want[i]), closeForDType(got[i], want[i])});
+    }
+  } else {
+    const JointGraph& joint = p.joint();
+    std::vector<Tensor> jin = primals;
+    jin.insert(jin.end(), tangents.begin(), tangents.end());
+    std::vector<Tensor> want = interpret(joint.graph, jin);
+    std::vector<Tensor> got(fwdOut.begin(), fwdOut.begin() + joint.numForwardOutputs);
+    std::vector<Tensor> grads = exes[1]->outputs();
+    got.insert(got.end(), grads.begin(), grads.end());
+    for (size_t i = 0; i < want.size(); ++i) {
+      Tensor g = got[i];
+      g.sizes = want[i].sizes;
+      report.checks.push_back(
+          {joint.graph.value(joint.graph.outputs()[i]).name, compareTensors(g, want[i]), closeForDType(got[i], want[i])});
+    }
+  }
+  return report;
+}
+
+}  // namespace fusebox

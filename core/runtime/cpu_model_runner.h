@@ -1,0 +1,47 @@
+// Compiles a pipeline's generated C++ (one module per graph: the inference graph, or the forward
+// and backward graphs of a training step), runs N iterations, profiles every kernel and checks
+// the outputs (and gradients) against the reference interpreter.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/interp/tensor.h"
+#include "core/pipeline/pipeline.h"
+
+namespace fusebox {
+
+struct KernelRow {
+  std::string graph;   // "forward", "backward", "inference"
+  std::string kernel;
+  double msPerIter = 0;
+  double callsPerIter = 0;
+  int64_t bytes = 0;   // read + written per iteration
+  double gbPerSec = 0;
+};
+
+struct OutputCheck {
+  std::string name;
+  Difference diff;
+  bool ok = false;
+};
+
+struct CpuRunReport {
+  std::vector<KernelRow> kernels;
+  std::vector<OutputCheck> checks;
+  double msPerIter = 0;      // whole step, wall clock
+  double compileMs = 0;
+  bool fromCache = false;
+  int64_t peakIntermediateBytes = 0;
+  int iters = 0;
+  bool ok() const;
+};
+
+// The pipeline must have run through Stage::Codegen with concrete shapes.
+CpuRunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads = 0);
+
+// Tolerance for comparing f32 compiled results with the interpreter (reassociated sums).
+bool closeForDType(const Tensor& got, const Tensor& want);
+
+}  // namespace fusebox

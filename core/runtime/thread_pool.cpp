@@ -1,0 +1,67 @@
+#include "core/runtime/thread_pool.h"
+
+#include <algorithm>
+
+namespace fusebox {
+
+ThreadPool::ThreadPool(unsigned threads) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void ThreadPool::runChunks() {
+  for (;;) {
+    int64_t begin = next_.fetch_add(chunk_);
+    if (begin >= n_) break;
+    (*body_)(begin, std::min(n_, begin + chunk_));
+  }
+}
+
+void ThreadPool::work() {
+  uint64_t seen = 0;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      ++active_;
+    }
+    runChunks();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--active_ == 0) done_.notify_all();
+    }
+  }
+}
+
+void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& body) {
+  if (n <= 0) return;
+  if (workers_.empty() || n == 1) {
+    body(0, n);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    body_ = &body;
+    n_ = n;
+    chunk_ = std::max<int64_t>(1, n / (static_cast<int64_t>(size()) * 4));
+    next_ = 0;
+    ++generation_;
+  }
+  wake_.notify_all();
+  runChunks();
+  std::unique_lock<std::mutex> lock(mutex_);
+  done_.wait(lock, [&] { return active_ == 0 && next_ >= n_; });
+}
+
+}  // namespace fusebox

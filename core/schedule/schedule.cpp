@@ -1,0 +1,407 @@
+#include "core/schedule/schedule.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+namespace fusebox {
+
+std::map<std::string, IndexExpr> kernelVarMap(const LoopNode& n, bool row, int64_t M, int64_t K) {
+  IndexExpr m = IndexExpr::var("m", M), k = IndexExpr::var("k", K);
+  std::map<std::string, IndexExpr> map;
+  auto assign = [&](const std::vector<LoopVar>& vars, const IndexExpr& flat) {
+    std::vector<int64_t> sizes;
+    for (const LoopVar& v : vars) sizes.push_back(v.size);
+    std::vector<IndexExpr> idx = unflatten(flat, sizes);
+    for (size_t i = 0; i < vars.size(); ++i) map[vars[i].name] = idx[i];
+  };
+  if (n.kind == LoopNode::Kind::Reduction) {
+    assign(n.vars, m);
+    assign(n.reduceVars, k);
+  } else {
+    assign(n.vars, row ? m : m * IndexExpr(K) + k);
+  }
+  return map;
+}
+
+namespace {
+
+std::string mb(int64_t bytes) {
+  char buf[32];
+  if (bytes >= 1 << 20) std::snprintf(buf, sizeof buf, "%.1f MB", bytes / 1048576.0);
+  else std::snprintf(buf, sizeof buf, "%.1f KB", bytes / 1024.0);
+  return buf;
+}
+
+IndexExpr storeIndex(const LoopNode& n) {
+  std::vector<IndexExpr> idx;
+  std::vector<int64_t> sizes;
+  for (const LoopVar& v : n.vars) idx.push_back(IndexExpr::var(v.name, v.size)), sizes.push_back(v.size);
+  return linearIndex(idx, Layout::contiguous(sizes).strides);
+}
+
+struct Group {
+  std::vector<int> nodes;
+  bool alive = true;
+};
+
+class Scheduler {
+public:
+  Scheduler(const LoopProgram& p, const ScheduleConfig& c) : p_(p), cfg_(c) {
+    for (const LoopNode& n : p.nodes) {
+      groups_.push_back(Group{{n.id}});
+      groupOf_.push_back(n.id);
+      for (const std::string& b : n.reads()) {
+        readers_[b].push_back(n.id);
+        if (const LoopNode* prod = p.producer(b)) consumersOf_[prod->id].insert(n.id);
+      }
+    }
+  }
+
+  Schedule run() {
+    if (cfg_.fusion) fuse();
+    return build();
+  }
+
+private:
+  // The grid of a set of nodes: (M, K), or nullopt with the reason they cannot share one.
+  struct Grid {
+    int64_t M = 1, K = 1;
+    std::map<int, bool> row;  // node -> row item
+  };
+
+  std::string geometryStr(const std::vector<int>& nodes) const {
+    for (int id : nodes)
+      if (p_.nodes[id].kind == LoopNode::Kind::Reduction)
+        return std::to_string(p_.nodes[id].numel()) + "x" + std::to_string(p_.nodes[id].reductionNumel());
+    return std::to_string(p_.nodes[nodes[0]].numel());
+  }
+
+  bool gridOf(const std::vector<int>& nodes, Grid& g, std::string& why) const {
+    const LoopNode* red = nullptr;
+    for (int id : nodes) {
+      const LoopNode& n = p_.nodes[id];
+      if (n.kind != LoopNode::Kind::Reduction) continue;
+      if (red && (red->numel() != n.numel() || red->reductionNumel() != n.reductionNumel())) {
+        why = "incompatible reductions " + std::to_string(red->numel()) + "x" + std::to_string(red->reductionNumel()) +
+              " vs " + std::to_string(n.numel()) + "x" + std::to_string(n.reductionNumel());
+        return false;
+      }
+      red = &n;
+    }
+    g.M = red ? red->numel() : p_.nodes[nodes[0]].numel();
+    g.K = red ? red->reductionNumel() : 1;
+    for (int id : nodes) {
+      const LoopNode& n = p_.nodes[id];
+      if (n.kind == LoopNode::Kind::Reduction) {
+        g.row[id] = false;
+      } else if (n.numel() == g.M * g.K) {
+        g.row[id] = false;
+      } else if (red && n.numel() == g.M) {
+        g.row[id] = true;
+      } else {
+        why = "incompatible iteration space " + geometryStr(nodes) + " vs " + std::to_string(n.numel());
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Every read inside the set must be of the point being computed.
+  bool aligned(const std::vector<int>& nodes, const Grid& g, std::string& why) const {
+    std::set<int> in(nodes.begin(), nodes.end());
+    for (int cid : nodes) {
+      const LoopNode& c = p_.nodes[cid];
+      if (c.kind == LoopNode::Kind::Extern) continue;
+      std::vector<std::pair<std::string, IndexExpr>> loads;
+      c.body->collectLoads(loads);
+      auto cmap = kernelVarMap(c, g.row.at(cid), g.M, g.K);
+      for (auto& [buf, idx] : loads) {
+        const LoopNode* prod = p_.producer(buf);
+        if (!prod || !in.count(prod->id)) continue;
+        if (!g.row.at(prod->id) && prod->kind != LoopNode::Kind::Reduction && g.row.at(cid)) {
+          why = "a per-row node cannot read " + buf + " computed per element";
+          return false;
+        }
+        IndexExpr read = idx.substitute(cmap);
+        bool prodRow = g.row.at(prod->id) || prod->kind == LoopNode::Kind::Reduction;
+        IndexExpr stored = storeIndex(*prod).substitute(kernelVarMap(*prod, prodRow && prod->kind != LoopNode::Kind::Reduction, g.M, g.K));
+        if (read != stored) {
+          why = "incompatible index: " + c.output + " reads " + buf + "[" + read.str() + "] but it is computed at [" +
+                stored.str() + "]";
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  bool reaches(int from, int to, bool skipDirect) const {
+    std::vector<int> stack;
+    std::set<int> seen;
+    for (int n : groups_[from].nodes)
+      for (int c : consumersOf_.count(n) ? consumersOf_.at(n) : std::set<int>{}) {
+        int gc = groupOf_[c];
+        if (gc == from || (skipDirect && gc == to)) continue;
+        stack.push_back(gc);
+      }
+    while (!stack.empty()) {
+      int gidx = stack.back();
+      stack.pop_back();
+      if (gidx == to) return true;
+      if (!seen.insert(gidx).second) continue;
+      for (int n : groups_[gidx].nodes)
+        for (int c : consumersOf_.count(n) ? consumersOf_.at(n) : std::set<int>{})
+          if (groupOf_[c] != gidx) stack.push_back(groupOf_[c]);
+    }
+    return false;
+  }
+
+  // Why two groups may not fuse, or "" when they may.
+  std::string illegal(int ga, int gb) const {
+    std::vector<int> merged = groups_[ga].nodes;
+    merged.insert(merged.end(), groups_[gb].nodes.begin(), groups_[gb].nodes.end());
+    for (int id : merged)
+      if (p_.nodes[id].kind == LoopNode::Kind::Extern) return "no fusion across the extern " + p_.nodes[id].externOp;
+    if (static_cast<int>(merged.size()) > cfg_.maxNodesPerKernel)
+      return "kernel size limit (" + std::to_string(cfg_.maxNodesPerKernel) + " nodes)";
+    if (reaches(ga, gb, true) || reaches(gb, ga, true)) return "would create a cycle";
+    Grid g;
+    std::string why;
+    if (!gridOf(merged, g, why) || !aligned(merged, g, why)) return why;
+    return "";
+  }
+
+  struct Candidate {
+    int a, b;
+    std::string kind;
+    int64_t score;
+  };
+
+  int64_t verticalScore(int producer, int consumerGroup) const {
+    const LoopNode& p = p_.nodes[producer];
+    int64_t bytes = p_.buffer(p.output).bytes();
+    bool allInside = std::find(p_.outputs.begin(), p_.outputs.end(), p.output) == p_.outputs.end();
+    for (int c : consumersOf_.count(producer) ? consumersOf_.at(producer) : std::set<int>{})
+      if (groupOf_[c] != consumerGroup && groupOf_[c] != groupOf_[producer]) allInside = false;
+    return allInside ? 2 * bytes : bytes;  // the write and the read, or just the read
+  }
+
+  std::vector<Candidate> candidates() const {
+    std::vector<Candidate> out;
+    for (const LoopNode& n : p_.nodes) {
+      for (int c : consumersOf_.count(n.id) ? consumersOf_.at(n.id) : std::set<int>{})
+        if (groupOf_[n.id] != groupOf_[c]) out.push_back({n.id, c, "vertical", verticalScore(n.id, groupOf_[c])});
+    }
+    if (cfg_.horizontal)
+      for (const auto& [buf, readers] : readers_)
+        for (size_t i = 0; i + 1 < readers.size(); ++i) {
+          int a = readers[i], b = readers[i + 1];
+          if (groupOf_[a] == groupOf_[b]) continue;
+          if (consumersOf_.count(a) && consumersOf_.at(a).count(b)) continue;  // already a vertical pair
+          out.push_back({a, b, "horizontal", p_.buffer(buf).bytes()});
+        }
+    std::stable_sort(out.begin(), out.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
+    return out;
+  }
+
+  void fuse() {
+    for (int pass = 0; pass < 10; ++pass) {
+      bool changed = false;
+      for (const Candidate& c : candidates()) {
+        int ga = groupOf_[c.a], gb = groupOf_[c.b];
+        if (ga == gb) continue;
+        std::string why = illegal(ga, gb);
+        FusionDecision d{c.a, c.b, c.kind, why.empty(), why.empty() ? "fused: " + mb(c.score) + " saved" : why, c.score};
+        log_[{c.a, c.b, c.kind}] = d;
+        if (!why.empty()) continue;
+        for (int n : groups_[gb].nodes) groupOf_[n] = ga;
+        groups_[ga].nodes.insert(groups_[ga].nodes.end(), groups_[gb].nodes.begin(), groups_[gb].nodes.end());
+        std::sort(groups_[ga].nodes.begin(), groups_[ga].nodes.end());
+        groups_[gb].alive = false;
+        groups_[gb].nodes.clear();
+        changed = true;
+      }
+      if (!changed) break;
+    }
+  }
+
+  Schedule build() {
+    Schedule s;
+    // Groups in dependency order: a group runs once every producer group has run.
+    std::vector<int> order, indeg(groups_.size(), 0);
+    std::map<int, std::set<int>> succ;
+    for (size_t gi = 0; gi < groups_.size(); ++gi) {
+      if (!groups_[gi].alive) continue;
+      for (int n : groups_[gi].nodes)
+        for (int c : consumersOf_.count(n) ? consumersOf_.at(n) : std::set<int>{})
+          if (groupOf_[c] != static_cast<int>(gi) && succ[gi].insert(groupOf_[c]).second) ++indeg[groupOf_[c]];
+    }
+    std::vector<int> ready;
+    for (size_t gi = 0; gi < groups_.size(); ++gi)
+      if (groups_[gi].alive && indeg[gi] == 0) ready.push_back(static_cast<int>(gi));
+    while (!ready.empty()) {
+      std::sort(ready.begin(), ready.end(), [&](int a, int b) { return groups_[a].nodes[0] > groups_[b].nodes[0]; });
+      int gi = ready.back();
+      ready.pop_back();
+      order.push_back(gi);
+      for (int c : succ[gi])
+        if (--indeg[c] == 0) ready.push_back(c);
+    }
+    std::map<std::string, int> kernelOf;  // buffer -> kernel that writes it
+    for (int gi : order) {
+      Kernel k;
+      k.id = static_cast<int>(s.kernels.size());
+      const std::vector<int>& nodes = groups_[gi].nodes;
+      k.isExtern = p_.nodes[nodes[0]].kind == LoopNode::Kind::Extern;
+      if (k.isExtern) {
+        k.items.push_back({nodes[0], false});
+        k.M = p_.nodes[nodes[0]].numel();
+        std::string op = p_.nodes[nodes[0]].externOp.substr(6);
+        k.name = "extern" + std::to_string(k.id) + "_" + op;
+      } else {
+        Grid g;
+        std::string why;
+        gridOf(nodes, g, why);
+        k.M = g.M;
+        k.K = g.K;
+        for (int id : nodes) k.items.push_back({id, g.row[id]});
+        k.name = "kernel" + std::to_string(k.id);
+      }
+      for (int id : nodes) kernelOf[p_.nodes[id].output] = k.id;
+      s.kernels.push_back(std::move(k));
+    }
+    for (Kernel& k : s.kernels) k.segments = segmentsOf(k);
+    // Which buffers stay in registers: not an output, read only inside the kernel, and (for
+    // values computed per element) only in the loop that computes them.
+    for (Kernel& k : s.kernels) {
+      std::map<std::string, int> segmentOf;
+      for (size_t si = 0; si < k.segments.size(); ++si)
+        for (int item : k.segments[si]) segmentOf[p_.nodes[k.items[item].node].output] = static_cast<int>(si);
+      std::set<std::string> written, readFromMemory;
+      for (const KernelItem& it : k.items) written.insert(p_.nodes[it.node].output);
+      for (const KernelItem& it : k.items)
+        for (const std::string& b : p_.nodes[it.node].reads())
+          if (!written.count(b)) readFromMemory.insert(b);
+      for (const std::string& b : written) {
+        bool outside = std::find(p_.outputs.begin(), p_.outputs.end(), b) != p_.outputs.end();
+        const LoopNode& prod = *p_.producer(b);
+        bool perElement = prod.kind == LoopNode::Kind::Pointwise && !isRow(k, prod.id);
+        for (int r : readers_.count(b) ? readers_.at(b) : std::vector<int>{}) {
+          if (kernelOf[p_.nodes[r].output] != k.id) outside = true;
+          else if (perElement && segmentOf[p_.nodes[r].output] != segmentOf[b]) outside = true;
+        }
+        (outside || k.isExtern ? k.storedBuffers : k.localBuffers).push_back(b);
+      }
+      k.readBuffers.assign(readFromMemory.begin(), readFromMemory.end());
+      for (const std::string& b : k.readBuffers) k.bytesRead += p_.buffer(b).bytes();
+      for (const std::string& b : k.storedBuffers) k.bytesWritten += p_.buffer(b).bytes();
+    }
+    s.memory = planMemory(s, kernelOf);
+    for (auto& [key, d] : log_) s.decisions.push_back(d);
+    std::sort(s.decisions.begin(), s.decisions.end(), [](const FusionDecision& a, const FusionDecision& b) {
+      return std::tie(a.first, a.second, a.kind) < std::tie(b.first, b.second, b.kind);
+    });
+    return s;
+  }
+
+  static bool isRow(const Kernel& k, int node) {
+    for (const KernelItem& it : k.items)
+      if (it.node == node) return it.row;
+    return false;
+  }
+
+  std::vector<std::vector<int>> segmentsOf(const Kernel& k) const {
+    std::vector<std::vector<int>> segs;
+    if (k.isExtern) return {{0}};
+    std::set<std::string> reducedInOpenLoop;
+    bool open = false;
+    for (size_t i = 0; i < k.items.size(); ++i) {
+      const LoopNode& n = p_.nodes[k.items[i].node];
+      bool needsOpen = false;
+      for (const std::string& b : n.reads()) needsOpen |= reducedInOpenLoop.count(b) > 0;
+      if (k.items[i].row) {
+        segs.push_back({static_cast<int>(i)});
+        open = false;
+        reducedInOpenLoop.clear();
+        continue;
+      }
+      if (!open || needsOpen) {
+        segs.push_back({});
+        reducedInOpenLoop.clear();
+        open = true;
+      }
+      segs.back().push_back(static_cast<int>(i));
+      if (n.kind == LoopNode::Kind::Reduction) reducedInOpenLoop.insert(n.output);
+    }
+    return segs;
+  }
+
+  MemoryPlan planMemory(const Schedule& s, const std::map<std::string, int>& kernelOf) const {
+    MemoryPlan plan;
+    std::map<std::string, int> lastUse;
+    for (const Kernel& k : s.kernels)
+      for (const std::string& b : k.readBuffers) lastUse[b] = k.id;
+    std::multimap<int64_t, std::string> freeBlocks;  // bytes -> buffer whose memory is free
+    int64_t live = 0;
+    std::map<int, std::vector<std::string>> dying;
+    for (const Kernel& k : s.kernels) {
+      for (const std::string& b : k.storedBuffers) {
+        const Buffer& buf = p_.buffer(b);
+        if (buf.kind != Buffer::Kind::Intermediate) continue;
+        plan.totalIntermediateBytes += buf.bytes();
+        auto it = freeBlocks.find(buf.bytes());
+        if (it != freeBlocks.end()) {
+          plan.reuse.emplace_back(b, it->second);
+          freeBlocks.erase(it);
+        } else {
+          live += buf.bytes();
+        }
+        plan.peakIntermediateBytes = std::max(plan.peakIntermediateBytes, live);
+        dying[lastUse.count(b) ? lastUse[b] : k.id].push_back(b);
+      }
+      for (const std::string& b : dying[k.id]) freeBlocks.emplace(p_.buffer(b).bytes(), b);
+    }
+    return plan;
+  }
+
+  const LoopProgram& p_;
+  ScheduleConfig cfg_;
+  std::vector<Group> groups_;
+  std::vector<int> groupOf_;  // node -> group index
+  std::map<std::string, std::vector<int>> readers_;
+  std::map<int, std::set<int>> consumersOf_;
+  std::map<std::tuple<int, int, std::string>, FusionDecision> log_;
+};
+
+}  // namespace
+
+Schedule schedule(const LoopProgram& p, const ScheduleConfig& config) { return Scheduler(p, config).run(); }
+
+std::string Schedule::str() const {
+  std::ostringstream os;
+  for (const Kernel& k : kernels) {
+    os << k.name << " [" << k.M << " x " << k.K << "]:";
+    for (const KernelItem& it : k.items) os << " n" << it.node << (it.row ? "(row)" : "");
+    os << "  writes";
+    for (const std::string& b : k.storedBuffers) os << " " << b;
+    if (!k.localBuffers.empty()) {
+      os << "  keeps";
+      for (const std::string& b : k.localBuffers) os << " " << b;
+    }
+    os << "\n";
+  }
+  os << "fusion decisions:\n";
+  for (const FusionDecision& d : decisions)
+    os << "  n" << d.first << " + n" << d.second << " (" << d.kind << "): " << (d.fused ? "" : "not fused: ") << d.reason
+       << "\n";
+  os << "peak intermediate memory: " << memory.peakIntermediateBytes << " bytes (" << memory.totalIntermediateBytes
+     << " without reuse)\n";
+  return os.str();
+}
+
+}  // namespace fusebox
