@@ -9,13 +9,68 @@ namespace fusebox {
 std::string IndexAtom::key() const {
   switch (kind) {
     case Kind::Var: return name;
-    case Kind::Div: return "(" + arg->str() + " / " + std::to_string(divisor) + ")";
-    case Kind::Mod: return "(" + arg->str() + " % " + std::to_string(divisor) + ")";
+    case Kind::Div: return "(" + operand() + " / " + std::to_string(divisor) + ")";
+    case Kind::Mod: return "(" + operand() + " % " + std::to_string(divisor) + ")";
   }
   return "?";
 }
 
+// The operand, parenthesized unless it is a single atom: "(k + 28*m) / 784", not "k + 28*m / 784".
+std::string IndexAtom::operand() const {
+  const auto& t = arg->terms();
+  bool simple = t.size() == 1 && t[0].coeff == 1 && t[0].atoms.size() == 1;
+  return simple ? arg->str() : "(" + arg->str() + ")";
+}
+
 namespace {
+
+int64_t gcd(int64_t a, int64_t b) {
+  a = a < 0 ? -a : a;
+  b = b < 0 ? -b : b;
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+// Splits e = g*q + r with g | d, 0 <= r < g, g > 1 (the largest such g from e's coefficients);
+// returns false when there is none.
+bool splitCommonFactor(const IndexExpr& e, int64_t d, int64_t& g, IndexExpr& q, IndexExpr& r) {
+  int64_t c = 0;
+  for (const IndexTerm& t : e.terms())
+    if (t.coeff != 1 && t.coeff != -1) c = gcd(c, t.coeff);
+  g = gcd(c, d);
+  if (g <= 1) return false;
+  std::vector<IndexTerm> qs, rs;
+  for (const IndexTerm& t : e.terms()) (t.coeff % g == 0 ? qs : rs).push_back(t);
+  IndexExpr rem;
+  for (const IndexTerm& t : rs) {
+    IndexExpr term(t.coeff);
+    for (const IndexAtom& a : t.atoms) {
+      IndexExpr x;
+      x = a.kind == IndexAtom::Kind::Var ? IndexExpr::var(a.name, a.size)
+          : a.kind == IndexAtom::Kind::Div ? a.arg->floorDiv(a.divisor) : a.arg->mod(a.divisor);
+      term = term * x;
+    }
+    rem = rem + term;
+  }
+  if (rem.minValue() < 0 || rem.maxValue() >= g) return false;
+  IndexExpr quot;
+  for (const IndexTerm& t : qs) {
+    IndexExpr term(t.coeff / g);
+    for (const IndexAtom& a : t.atoms) {
+      IndexExpr x = a.kind == IndexAtom::Kind::Var ? IndexExpr::var(a.name, a.size)
+                    : a.kind == IndexAtom::Kind::Div ? a.arg->floorDiv(a.divisor) : a.arg->mod(a.divisor);
+      term = term * x;
+    }
+    quot = quot + term;
+  }
+  q = quot;
+  r = rem;
+  return true;
+}
 
 int64_t floorDivInt(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
@@ -93,7 +148,15 @@ void IndexExpr::normalize() {
       const IndexTerm& divTerm = terms_[j];
       if (divTerm.atoms.size() != 1 || divTerm.atoms[0].kind != IndexAtom::Kind::Div) continue;
       const IndexAtom& d = divTerm.atoms[0];
-      if (d.divisor != m.divisor || divTerm.coeff != modTerm.coeff * m.divisor || d.arg->str() != m.arg->str()) continue;
+      // The division that pairs with (E % d): E / d, or X / (a*d) when E is itself X / a.
+      std::string wantArg = m.arg->str();
+      int64_t wantDivisor = m.divisor;
+      const auto& et = m.arg->terms();
+      if (et.size() == 1 && et[0].coeff == 1 && et[0].atoms.size() == 1 && et[0].atoms[0].kind == IndexAtom::Kind::Div) {
+        wantArg = et[0].atoms[0].arg->str();
+        wantDivisor = et[0].atoms[0].divisor * m.divisor;
+      }
+      if (d.divisor != wantDivisor || divTerm.coeff != modTerm.coeff * m.divisor || d.arg->str() != wantArg) continue;
       IndexExpr whole = *m.arg * IndexExpr(modTerm.coeff);
       std::vector<IndexTerm> rest;
       for (size_t k = 0; k < terms_.size(); ++k)
@@ -145,6 +208,12 @@ IndexExpr IndexExpr::floorDiv(int64_t d) const {
   int64_t lo = rest.minValue(), hi = rest.maxValue();
   if (lo >= 0 && hi < d) return q;
   if (floorDivInt(lo, d) == floorDivInt(hi, d)) return q + IndexExpr(floorDivInt(lo, d));
+  // e = g*q + r with 0 <= r < g and g | d: e // d == q // (d / g).
+  {
+    int64_t g;
+    IndexExpr qq, rr;
+    if (splitCommonFactor(rest, d, g, qq, rr)) return q + qq.floorDiv(d / g);
+  }
   // Nested division: (e / a) / b == e / (a*b).
   if (rest.terms_.size() == 1 && rest.terms_[0].coeff == 1 && rest.terms_[0].atoms.size() == 1 &&
       rest.terms_[0].atoms[0].kind == IndexAtom::Kind::Div && q.terms_.empty())
@@ -168,6 +237,11 @@ IndexExpr IndexExpr::mod(int64_t d) const {
   rest.normalize();
   if (rest.terms_.empty()) return IndexExpr(0);
   if (rest.minValue() >= 0 && rest.maxValue() < d) return rest;
+  {  // e = g*q + r with 0 <= r < g and g | d: e % d == g*(q % (d / g)) + r
+    int64_t g;
+    IndexExpr qq, rr;
+    if (splitCommonFactor(rest, d, g, qq, rr)) return qq.mod(d / g) * IndexExpr(g) + rr;
+  }
   IndexAtom a;
   a.kind = IndexAtom::Kind::Mod;
   a.arg = std::make_shared<IndexExpr>(rest);

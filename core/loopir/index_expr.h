@@ -25,6 +25,7 @@ struct IndexAtom {
   std::shared_ptr<const IndexExpr> arg;  // Div / Mod operand
   int64_t divisor = 1;                   // Div / Mod
   std::string key() const;  // canonical text, for ordering and equality
+  std::string operand() const;
 };
 
 struct IndexTerm {
