@@ -20,19 +20,24 @@ TEST(Pipeline, StepsThroughTrainingStagesInOrder) {
   EXPECT_FALSE(p.partition().report.saved.empty());
   ASSERT_TRUE(p.step());
   EXPECT_EQ(p.prims().size(), 2u);
+  EXPECT_EQ(p.nextStage(), Stage::Lower);
+  p.runAll();
   EXPECT_FALSE(p.step());
-  ASSERT_EQ(p.timings().size(), 4u);
+  ASSERT_EQ(p.timings().size(), 7u);
   EXPECT_EQ(p.timings()[3].stage, Stage::Decompose);
+  EXPECT_EQ(p.loops().size(), 2u);
+  EXPECT_EQ(p.schedules().size(), 2u);
+  EXPECT_EQ(p.cppModules().size(), 2u);
 }
 
 TEST(Pipeline, InferenceSkipsAutograd) {
   Pipeline p(loadModel("layernorm_gelu"), PipelineConfig{});
   p.runAll();
-  EXPECT_EQ(p.timings().size(), 2u);  // trace, decompose
+  EXPECT_EQ(p.timings().size(), 5u);  // trace, decompose, lower, schedule, codegen
   EXPECT_EQ(p.prims().size(), 1u);
   EXPECT_THROW(p.joint(), Error);
   EXPECT_EQ(parseStage("decompose"), Stage::Decompose);
-  EXPECT_FALSE(parseStage("lower").has_value());
+  EXPECT_FALSE(parseStage("fuse").has_value());
 }
 
 TEST(Pipeline, RunUntilStopsAtTheStage) {
