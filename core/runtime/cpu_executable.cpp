@@ -123,6 +123,23 @@ void CpuExecutable::setInputs(const std::vector<Tensor>& inputs) {
   }
 }
 
+void CpuExecutable::setInput(size_t index, const Tensor& t) {
+  Impl& m = *impl_;
+  const Buffer& b = m.program.buffer(m.program.inputs.at(index));
+  if (t.numel() != b.layout.numel() || t.dtype != b.dtype) throw Error("CPU runtime: input '" + b.name + "' has the wrong size or dtype");
+  toStorage(t, m.table[m.slot.at(b.name)]);
+}
+
+void CpuExecutable::linkInput(size_t index, const CpuExecutable& from, size_t outputIndex) {
+  Impl& m = *impl_;
+  const Impl& f = *from.impl_;
+  const Buffer& dst = m.program.buffer(m.program.inputs.at(index));
+  const Buffer& src = f.program.buffer(f.program.outputs.at(outputIndex));
+  if (dst.layout.numel() != src.layout.numel() || dst.dtype != src.dtype)
+    throw Error("CPU runtime: cannot link '" + src.name + "' to input '" + dst.name + "': different size or dtype");
+  m.table[m.slot.at(dst.name)] = f.table[f.slot.at(src.name)];
+}
+
 void CpuExecutable::run() {
   Impl& m = *impl_;
   using Entry = void (*)(const RuntimeAbi*, void* const*);

@@ -30,6 +30,10 @@ public:
   ~CpuExecutable();
 
   void setInputs(const std::vector<Tensor>& inputs);
+  void setInput(size_t index, const Tensor& t);
+  // Makes input `index` read output `outputIndex` of `from` in place (no copy): how the backward
+  // graph takes the tensors the forward graph saved.
+  void linkInput(size_t index, const CpuExecutable& from, size_t outputIndex);
   void run();  // one iteration
   std::vector<Tensor> outputs() const;
 
