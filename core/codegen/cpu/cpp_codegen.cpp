@@ -133,6 +133,13 @@ IndexExpr storeIndexOf(const LoopNode& n) {
   return linearIndex(idx, Layout::contiguous(sizes).strides);
 }
 
+// Coefficient of a plain variable term in an index (0 when absent).
+int64_t coefficientOf(const IndexExpr& e, const std::string& var) {
+  for (const IndexTerm& t : e.terms())
+    if (t.atoms.size() == 1 && t.atoms[0].kind == IndexAtom::Kind::Var && t.atoms[0].name == var) return t.coeff;
+  return 0;
+}
+
 std::string reduceInit(const LoopNode& n, DType t) {
   if (n.reduceOp == "sum") return literal(0, t);
   return literal(n.reduceOp == "max" ? -INFINITY : INFINITY, t);
@@ -252,6 +259,29 @@ private:
     os << "\n";
     os << "extern \"C\" void " << k.name << "(fb_i64 m_begin, fb_i64 m_end, void* data) {\n";
     os << "  void* const* bufs = (void* const*)data;\n" << pointerDecls(k);
+    // Column reductions (the reduced dim is the outer one in memory, e.g. a bias gradient summed
+    // over rows) walk memory with a large stride along k. Process a block of consecutive rows m
+    // together instead: the innermost loop then runs over m, contiguous, and vectorizes.
+    bool columnMode = k.segments.size() == 1 && K > 1;
+    if (columnMode) {
+      bool contiguousInM = false;
+      for (const KernelItem& it : k.items) {
+        const LoopNode& n = p_.nodes[it.node];
+        std::vector<std::pair<std::string, IndexExpr>> loads;
+        n.body->collectLoads(loads);
+        auto vars = kernelVarMap(n, it.row, M, K);
+        for (auto& [b, ix] : loads) {
+          IndexExpr e = ix.substitute(vars);
+          auto v = e.variables();
+          bool usesM = std::find(v.begin(), v.end(), "m") != v.end();
+          if (coefficientOf(e, "k") == 1 && usesM) columnMode = false;  // row-contiguous data: keep rows
+          if (coefficientOf(e, "m") == 1 && coefficientOf(e, "k") >= 16) contiguousInM = true;
+        }
+        if (it.row) columnMode = false;
+      }
+      columnMode = columnMode && contiguousInM;
+    }
+    if (columnMode) return columnKernel(k, gk, os, M, K);
     body << "  for (fb_i64 m = m_begin; m < m_end; ++m) {\n";
     auto isStored = [&](const std::string& b) {
       return std::find(k.storedBuffers.begin(), k.storedBuffers.end(), b) != k.storedBuffers.end();
@@ -300,6 +330,51 @@ private:
       }
     }
     body << "  }\n}\n";
+    os << body.str();
+    return os.str();
+  }
+
+  std::string columnKernel(const Kernel& k, GeneratedKernel& gk, std::ostringstream& os, int64_t M, int64_t K) {
+    const int64_t block = 16;
+    std::ostringstream body;
+    KernelEmitter em(body);
+    auto isStored = [&](const std::string& b) {
+      return std::find(k.storedBuffers.begin(), k.storedBuffers.end(), b) != k.storedBuffers.end();
+    };
+    std::vector<const LoopNode*> reductions;
+    for (const KernelItem& it : k.items)
+      if (p_.nodes[it.node].kind == LoopNode::Kind::Reduction) reductions.push_back(&p_.nodes[it.node]);
+    body << "  // column blocks: rows m0 .. m0+" << block - 1 << " advance together so the inner loop is contiguous\n";
+    body << "  for (fb_i64 m0 = m_begin; m0 < m_end; m0 += " << block << ") {\n";
+    body << "    const fb_i64 mn = m_end - m0 < " << block << " ? m_end - m0 : " << block << ";\n";
+    for (const LoopNode* r : reductions) {
+      std::string t = ctype(p_.buffer(r->output).dtype);
+      body << "    " << t << " acc_" << safe(r->output) << "[" << block << "];\n"
+           << "    for (fb_i64 i = 0; i < " << block << "; ++i) acc_" << safe(r->output) << "[i] = "
+           << reduceInit(*r, p_.buffer(r->output).dtype) << ";\n";
+    }
+    body << "    for (fb_i64 k = 0; k < " << K << "; ++k) {\n";
+    body << "      for (fb_i64 i = 0; i < mn; ++i) {\n        const fb_i64 m = m0 + i;\n";
+    const std::string indent = "        ";
+    for (const KernelItem& it : k.items) {
+      const LoopNode& n = p_.nodes[it.node];
+      auto vars = kernelVarMap(n, false, M, K);
+      body << indent << "// " << origin(n) << "\n";
+      std::string v = em.emit(renameBuffers(n.body), vars, indent);
+      if (n.kind == LoopNode::Kind::Reduction) {
+        body << indent << reduceCombine(n, "acc_" + safe(n.output) + "[i]", v) << ";\n";
+      } else {
+        if (isStored(n.output)) body << indent << safe(n.output) << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
+        em.publish(safe(n.output), v, true);
+      }
+    }
+    body << "      }\n    }\n";
+    for (const LoopNode* r : reductions)
+      if (isStored(r->output))
+        body << "    for (fb_i64 i = 0; i < mn; ++i) {\n      const fb_i64 m = m0 + i;\n      " << safe(r->output) << "["
+             << storeIndexOf(*r).substitute(kernelVarMap(*r, true, M, K)).str() << "] = acc_" << safe(r->output) << "[i];\n    }\n";
+    body << "  }\n}\n";
+    gk.rows = M;
     os << body.str();
     return os.str();
   }
