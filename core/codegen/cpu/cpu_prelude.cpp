@@ -147,6 +147,15 @@ static void fb_matmul(const FuseboxRuntime* rt, int kernel, FbMatmul p, float* s
 }
 
 // ---- extern: convolution and its gradients (NCHW, direct loops) -----------------------
+// The output columns ow whose input column ow*s - p + kw*d lies in [0, W): a bound-check-free
+// (and so vectorizable) inner loop.
+static inline void fb_valid_cols(fb_i64 kw, fb_i64 W, fb_i64 OW, fb_i64 s, fb_i64 p, fb_i64 d, fb_i64& lo, fb_i64& hi) {
+  fb_i64 off = kw * d - p;  // iw = ow*s + off
+  lo = off >= 0 ? 0 : (-off + s - 1) / s;
+  hi = W - off <= 0 ? 0 : (W - off + s - 1) / s;
+  if (hi > OW) hi = OW;
+  if (lo > hi) lo = hi;
+}
 struct FbConv {
   const float* x; const float* w; float* y;  // roles swap for the gradients, see below
   fb_i64 N, C, H, W, O, KH, KW, OH, OW, groups, sh, sw, ph, pw, dh, dw;
@@ -163,13 +172,14 @@ static void fb_conv_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (n, o
         for (fb_i64 kw = 0; kw < c.KW; ++kw) {
           float wv = c.w[((o * cpg + ci) * c.KH + kh) * c.KW + kw];
           const float* xin = c.x + (n * c.C + g * cpg + ci) * c.H * c.W;
+          fb_i64 lo, hi, off = kw * c.dw - c.pw;
+          fb_valid_cols(kw, c.W, c.OW, c.sw, c.pw, c.dw, lo, hi);
           for (fb_i64 oh = 0; oh < c.OH; ++oh) {
             fb_i64 ih = oh * c.sh - c.ph + kh * c.dh;
             if (ih < 0 || ih >= c.H) continue;
-            for (fb_i64 ow = 0; ow < c.OW; ++ow) {
-              fb_i64 iw = ow * c.sw - c.pw + kw * c.dw;
-              if (iw >= 0 && iw < c.W) out[oh * c.OW + ow] += wv * xin[ih * c.W + iw];
-            }
+            float* __restrict o = out + oh * c.OW;
+            const float* __restrict xr = xin + ih * c.W + off;
+            for (fb_i64 ow = lo; ow < hi; ++ow) o[ow] += wv * xr[ow * c.sw];
           }
         }
   }
@@ -188,13 +198,14 @@ static void fb_conv_input_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
       for (fb_i64 kh = 0; kh < c.KH; ++kh)
         for (fb_i64 kw = 0; kw < c.KW; ++kw) {
           float wv = c.w[((o * cpg + ci) * c.KH + kh) * c.KW + kw];
+          fb_i64 lo, hi, off = kw * c.dw - c.pw;
+          fb_valid_cols(kw, c.W, c.OW, c.sw, c.pw, c.dw, lo, hi);
           for (fb_i64 oh = 0; oh < c.OH; ++oh) {
             fb_i64 ih = oh * c.sh - c.ph + kh * c.dh;
             if (ih < 0 || ih >= c.H) continue;
-            for (fb_i64 ow = 0; ow < c.OW; ++ow) {
-              fb_i64 iw = ow * c.sw - c.pw + kw * c.dw;
-              if (iw >= 0 && iw < c.W) dx[ih * c.W + iw] += wv * gy[oh * c.OW + ow];
-            }
+            float* __restrict d = dx + ih * c.W + off;
+            const float* __restrict g = gy + oh * c.OW;
+            for (fb_i64 ow = lo; ow < hi; ++ow) d[ow * c.sw] += wv * g[ow];
           }
         }
     }
@@ -212,13 +223,14 @@ static void fb_conv_weight_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
         for (fb_i64 n = 0; n < c.N; ++n) {
           const float* xin = c.x + (n * c.C + g * cpg + ci) * c.H * c.W;
           const float* gy = c.w + (n * c.O + o) * c.OH * c.OW;
+          fb_i64 lo, hi, off = kw * c.dw - c.pw;
+          fb_valid_cols(kw, c.W, c.OW, c.sw, c.pw, c.dw, lo, hi);
           for (fb_i64 oh = 0; oh < c.OH; ++oh) {
             fb_i64 ih = oh * c.sh - c.ph + kh * c.dh;
             if (ih < 0 || ih >= c.H) continue;
-            for (fb_i64 ow = 0; ow < c.OW; ++ow) {
-              fb_i64 iw = ow * c.sw - c.pw + kw * c.dw;
-              if (iw >= 0 && iw < c.W) acc += xin[ih * c.W + iw] * gy[oh * c.OW + ow];
-            }
+            const float* __restrict xr = xin + ih * c.W + off;
+            const float* __restrict g = gy + oh * c.OW;
+            for (fb_i64 ow = lo; ow < hi; ++ow) acc += xr[ow * c.sw] * g[ow];
           }
         }
         c.y[(oc * c.KH + kh) * c.KW + kw] = acc;
