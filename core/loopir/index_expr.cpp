@@ -45,30 +45,22 @@ bool splitCommonFactor(const IndexExpr& e, int64_t d, int64_t& g, IndexExpr& q, 
   if (g <= 1) return false;
   std::vector<IndexTerm> qs, rs;
   for (const IndexTerm& t : e.terms()) (t.coeff % g == 0 ? qs : rs).push_back(t);
-  IndexExpr rem;
-  for (const IndexTerm& t : rs) {
-    IndexExpr term(t.coeff);
-    for (const IndexAtom& a : t.atoms) {
-      IndexExpr x;
-      x = a.kind == IndexAtom::Kind::Var ? IndexExpr::var(a.name, a.size)
-          : a.kind == IndexAtom::Kind::Div ? a.arg->floorDiv(a.divisor) : a.arg->mod(a.divisor);
-      term = term * x;
+  // Rebuilds terms as expressions (coefficients divided by `by`).
+  auto sumOf = [](const std::vector<IndexTerm>& terms, int64_t by) {
+    IndexExpr sum;
+    for (const IndexTerm& t : terms) {
+      IndexExpr term(t.coeff / by);
+      for (const IndexAtom& a : t.atoms)
+        term = term * (a.kind == IndexAtom::Kind::Var   ? IndexExpr::var(a.name, a.size)
+                       : a.kind == IndexAtom::Kind::Div ? a.arg->floorDiv(a.divisor)
+                                                        : a.arg->mod(a.divisor));
+      sum = sum + term;
     }
-    rem = rem + term;
-  }
-  if (rem.minValue() < 0 || rem.maxValue() >= g) return false;
-  IndexExpr quot;
-  for (const IndexTerm& t : qs) {
-    IndexExpr term(t.coeff / g);
-    for (const IndexAtom& a : t.atoms) {
-      IndexExpr x = a.kind == IndexAtom::Kind::Var ? IndexExpr::var(a.name, a.size)
-                    : a.kind == IndexAtom::Kind::Div ? a.arg->floorDiv(a.divisor) : a.arg->mod(a.divisor);
-      term = term * x;
-    }
-    quot = quot + term;
-  }
-  q = quot;
-  r = rem;
+    return sum;
+  };
+  r = sumOf(rs, 1);
+  if (r.minValue() < 0 || r.maxValue() >= g) return false;
+  q = sumOf(qs, g);
   return true;
 }
 
@@ -259,25 +251,19 @@ int64_t IndexExpr::constant() const {
   return 0;
 }
 
-int64_t IndexExpr::minValue() const {
-  int64_t s = 0;
+std::pair<int64_t, int64_t> IndexExpr::bounds() const {
+  int64_t lo = 0, hi = 0;
   for (const IndexTerm& t : terms_) {
-    int64_t lo, hi;
-    termBounds(t, lo, hi);
-    s += lo;
+    int64_t tlo, thi;
+    termBounds(t, tlo, thi);
+    lo += tlo;
+    hi += thi;
   }
-  return s;
+  return {lo, hi};
 }
 
-int64_t IndexExpr::maxValue() const {
-  int64_t s = 0;
-  for (const IndexTerm& t : terms_) {
-    int64_t lo, hi;
-    termBounds(t, lo, hi);
-    s += hi;
-  }
-  return s;
-}
+int64_t IndexExpr::minValue() const { return bounds().first; }
+int64_t IndexExpr::maxValue() const { return bounds().second; }
 
 IndexExpr IndexExpr::substitute(const std::map<std::string, IndexExpr>& vars) const {
   IndexExpr r;

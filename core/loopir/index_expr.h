@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fusebox {
@@ -47,6 +48,7 @@ public:
   bool isConstant() const;
   int64_t constant() const;  // the constant term
   // Inclusive bounds assuming every variable ranges over [0, size).
+  std::pair<int64_t, int64_t> bounds() const;
   int64_t minValue() const;
   int64_t maxValue() const;
   // Replaces variables (by name) with expressions, re-simplifying.
