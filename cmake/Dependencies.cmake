@@ -5,6 +5,8 @@ find_package(Qt6 QUIET COMPONENTS Widgets Svg Charts)
 find_package(LLVM 16 QUIET CONFIG)
 find_package(Clang QUIET CONFIG HINTS "${LLVM_DIR}/../clang" /usr/lib/llvm-16/lib/cmake/clang)
 find_package(CUDAToolkit QUIET)
+find_library(OPENBLAS_LIBRARY NAMES openblas)
+find_path(OPENBLAS_INCLUDE_DIR NAMES cblas.h PATH_SUFFIXES openblas)
 
 set(_gui_default OFF)
 if(Qt6_FOUND)
@@ -22,6 +24,11 @@ endif()
 option(FUSEBOX_WITH_GUI "Build the Qt 6 inspector GUI" ${_gui_default})
 option(FUSEBOX_WITH_LLVM "Build the CPU backend (clang + LLVM ORC JIT)" ${_llvm_default})
 option(FUSEBOX_WITH_CUDA "Build the CUDA backend (NVRTC + driver API)" ${_cuda_default})
+set(_blas_default OFF)
+if(OPENBLAS_LIBRARY AND OPENBLAS_INCLUDE_DIR)
+  set(_blas_default ON)
+endif()
+option(FUSEBOX_WITH_OPENBLAS "CPU matmul extern through OpenBLAS (otherwise Fusebox's own blocked kernel)" ${_blas_default})
 
 function(fusebox_report_dependency option found what install_hint)
   if(${option})
@@ -39,6 +46,8 @@ fusebox_report_dependency(FUSEBOX_WITH_LLVM "${_llvm_default}" "LLVM 16 and libc
   "llvm-16-dev libclang-cpp16-dev libclang-16-dev")
 fusebox_report_dependency(FUSEBOX_WITH_CUDA "${CUDAToolkit_FOUND}" "CUDA Toolkit (NVRTC, driver API)"
   "the CUDA Toolkit at /usr/local/cuda")
+
+fusebox_report_dependency(FUSEBOX_WITH_OPENBLAS "${_blas_default}" "OpenBLAS" "libopenblas-dev")
 
 if(FUSEBOX_WITH_GUI AND NOT Qt6_FOUND)
   message(FATAL_ERROR "FUSEBOX_WITH_GUI=ON but Qt 6 was not found")

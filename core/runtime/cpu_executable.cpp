@@ -6,6 +6,10 @@
 
 #include "core/ir/error.h"
 
+#ifdef FUSEBOX_HAS_OPENBLAS
+extern "C" void openblas_set_num_threads(int);
+#endif
+
 namespace fusebox {
 
 namespace {
@@ -105,6 +109,9 @@ CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedul
     }
   }
   for (const Kernel& k : schedule.kernels) profile_.push_back({k.name, 0, 0, k.bytesRead + k.bytesWritten});
+#ifdef FUSEBOX_HAS_OPENBLAS
+  openblas_set_num_threads(static_cast<int>(pool.size()));  // matmul externs use the same thread budget
+#endif
   m.profile = &profile_;
   m.abi = RuntimeAbi{&m, &Impl::launch};
 }

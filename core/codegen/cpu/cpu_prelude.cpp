@@ -6,7 +6,12 @@
 namespace fusebox {
 
 const char* cpuPrelude() {
-  return R"PRELUDE(// ---- Fusebox CPU prelude -------------------------------------------------
+#ifdef FUSEBOX_HAS_OPENBLAS
+#define FB_BLAS_LINE "#define FB_HAVE_CBLAS 1\n"
+#else
+#define FB_BLAS_LINE "#define FB_HAVE_CBLAS 0\n"
+#endif
+  return FB_BLAS_LINE R"PRELUDE(// ---- Fusebox CPU prelude -------------------------------------------------
 typedef long fb_i64;
 typedef unsigned long fb_u64;
 extern "C" {
@@ -136,7 +141,22 @@ static void fb_transpose_rows(fb_i64 begin, fb_i64 end, void* data) {
     for (fb_i64 r = 0; r < t.rows; ++r) d[r] = s[r * t.cols + c];
   }
 }
+#if FB_HAVE_CBLAS
+extern "C" void cblas_sgemm(int order, int transA, int transB, int M, int N, int K, float alpha, const float* A, int lda,
+                            const float* B, int ldb, float beta, float* C, int ldc);
+static void fb_sgemm_all(fb_i64, fb_i64, void* data) {  // one call; OpenBLAS runs its own threads
+  const FbMatmul& p = *(const FbMatmul*)data;
+  cblas_sgemm(101, p.transA ? 112 : 111, p.transB ? 112 : 111, (int)p.n, (int)p.m, (int)p.k, 1.0f, p.A,
+              (int)(p.transA ? p.n : p.k), p.B, (int)(p.transB ? p.k : p.m), 0.0f, p.C, (int)p.m);
+}
+#endif
 static void fb_matmul(const FuseboxRuntime* rt, int kernel, FbMatmul p, float* scratch) {
+#if FB_HAVE_CBLAS
+  if (p.batch == 1) {  // large single matmuls: OpenBLAS (bench/matmul.sh: about 3x the blocked kernel)
+    rt->launch(rt->ctx, kernel, fb_sgemm_all, 1, &p);
+    return;
+  }
+#endif
   if (p.transB) {  // B^T is read column-wise: transpose it once into contiguous rows
     FbTranspose t{p.B, scratch, p.batch, p.m, p.k};
     rt->launch(rt->ctx, kernel, fb_transpose_rows, p.batch * p.k, &t);
