@@ -277,6 +277,9 @@ int runCpu(const std::string& model, const Args& a, int iters, int seed, int thr
   std::printf("model %s (%s) on cpu: pipeline %.2f ms, compile %.1f ms%s, %d iteration%s\n", p.traced().name.c_str(),
               config.train ? "training step" : "inference", pipelineMs, r.compileMs, r.fromCache ? " (cached)" : "", iters,
               iters == 1 ? "" : "s");
+  std::printf("stage times:");
+  for (const StageTiming& t : p.timings()) std::printf(" %s %.2f ms", stageName(t.stage), t.ms);
+  std::printf("\n");
   std::printf("%-10s %-28s %10s %8s %12s %9s\n", "graph", "kernel", "ms/iter", "calls", "bytes", "GB/s");
   double total = 0;
   for (const KernelRow& k : r.kernels) {

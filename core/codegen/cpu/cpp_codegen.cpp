@@ -45,10 +45,20 @@ public:
   explicit KernelEmitter(std::ostringstream& os) : os_(os) {}
 
   // The expression of `e` (a temporary name or a literal), emitting temporaries as needed.
+  // Children are emitted first, so the CSE key of a node is built from its children's results
+  // (linear in the tree, and equal subtrees share one temporary).
   std::string emit(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars, const std::string& indent) {
-    std::string key = e->str() + "@" + varsKey(e, vars);
+    std::vector<std::string> kids;
+    kids.reserve(e->args.size());
+    for (const LExprPtr& a : e->args) kids.push_back(emit(a, vars, indent));
+    std::string key = std::to_string(static_cast<int>(e->kind)) + e->op + std::string(dtypeName(e->dtype));
+    if (e->kind == LExpr::Kind::Constant) key += std::to_string(e->value);
+    if (e->kind == LExpr::Kind::Load || e->kind == LExpr::Kind::LoadIndirect || e->kind == LExpr::Kind::Index ||
+        e->kind == LExpr::Kind::Random)
+      key += "[" + e->index.substitute(vars).str() + "]" + std::to_string(e->seed) + "," + std::to_string(e->stride);
+    for (const std::string& k : kids) key += "|" + k;
     if (auto it = cse_.find(key); it != cse_.end()) return it->second;
-    std::string val = compute(e, vars, indent);
+    std::string val = compute(e, kids, vars);
     if (e->kind == LExpr::Kind::Constant || e->kind == LExpr::Kind::Index) return val;
     std::string name = "t" + std::to_string(temp_++);
     os_ << indent << "const " << ctype(e->dtype) << " " << name << " = " << val << ";\n";
@@ -69,18 +79,8 @@ public:
   }
 
 private:
-  // The kernel-variable form of every index in e, so the same subtree at two points differs.
-  std::string varsKey(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars) {
-    std::vector<std::pair<std::string, IndexExpr>> loads;
-    e->collectLoads(loads);
-    std::string k;
-    for (auto& [b, ix] : loads) k += ix.substitute(vars).str() + ";";
-    if (e->kind == LExpr::Kind::Index || e->kind == LExpr::Kind::Random) k += e->index.substitute(vars).str();
-    return k;
-  }
-
-  std::string compute(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars, const std::string& indent) {
-    auto arg = [&](size_t i) { return emit(e->args[i], vars, indent); };
+  std::string compute(const LExprPtr& e, const std::vector<std::string>& kids, const std::map<std::string, IndexExpr>& vars) {
+    auto arg = [&](size_t i) { return kids.at(i); };
     switch (e->kind) {
       case LExpr::Kind::Load: {
         if (auto it = published_.find(e->op); it != published_.end()) return it->second;
