@@ -424,6 +424,13 @@ private:
       int64_t rows = op == "conv2d" ? x[0] * w[0] : op == "conv2d_backward_input" ? x[0] * x[1] : w[0] * w[1];
       const char* fn = op == "conv2d" ? "fb_conv_rows" : op == "conv2d_backward_input" ? "fb_conv_input_grad_rows" : "fb_conv_weight_grad_rows";
       os << "  FbConv c{" << in0 << ", " << in1 << ", " << bufArg(n.output) << ", " << fields << "};\n";
+      // With BLAS, ungrouped convolutions run as one im2col + sgemm over the batch.
+      int mode = op == "conv2d" ? 0 : op == "conv2d_backward_input" ? 1 : 2;
+      int64_t P = y[2] * y[3], cols = x[1] * w[2] * w[3] * x[0] * P;
+      mod_.scratchBytes[k.id] = (cols + w[0] * x[0] * P) * 4;
+      os << "#if FB_HAVE_CBLAS\n";
+      if (a.i("groups") == 1) os << "  fb_conv_gemm(rt, " << k.id << ", c, " << mode << ", scratch);\n  return;\n";
+      os << "#endif\n";
       os << "  rt->launch(rt->ctx, " << k.id << ", " << fn << ", " << rows << ", &c);\n";
     } else if (op.find("pool2d") != std::string::npos) {
       bool grad = op.find("_backward") != std::string::npos;

@@ -258,6 +258,104 @@ static void fb_conv_weight_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
   }
 }
 
+#if FB_HAVE_CBLAS
+// Convolutions as one sgemm over the whole batch: col[(ci*KH + kh)*KW + kw][n*P + p] holds the
+// input pixel each tap sees (P = OH*OW), so y'[o][n*P + p] = W[o] . col[:, n*P + p].
+struct FbIm2col { const FbConv* c; float* col; float* other; };
+static void fb_im2col_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (ci, kh, kw)
+  const FbIm2col& a = *(const FbIm2col*)data;
+  const FbConv& c = *a.c;
+  fb_i64 P = c.OH * c.OW, NP = c.N * P;
+  for (fb_i64 r = begin; r < end; ++r) {
+    fb_i64 ci = r / (c.KH * c.KW), kh = (r / c.KW) % c.KH, kw = r % c.KW;
+    float* out = a.col + r * NP;
+    fb_i64 lo, hi, off = kw * c.dw - c.pw;
+    fb_valid_cols(kw, c.W, c.OW, c.sw, c.pw, c.dw, lo, hi);
+    for (fb_i64 n = 0; n < c.N; ++n)
+      for (fb_i64 oh = 0; oh < c.OH; ++oh) {
+        float* o = out + n * P + oh * c.OW;
+        fb_i64 ih = oh * c.sh - c.ph + kh * c.dh;
+        if (ih < 0 || ih >= c.H) {
+          for (fb_i64 ow = 0; ow < c.OW; ++ow) o[ow] = 0.0f;
+          continue;
+        }
+        const float* xr = c.x + ((n * c.C + ci) * c.H + ih) * c.W + off;
+        for (fb_i64 ow = 0; ow < lo; ++ow) o[ow] = 0.0f;
+        for (fb_i64 ow = lo; ow < hi; ++ow) o[ow] = xr[ow * c.sw];
+        for (fb_i64 ow = hi; ow < c.OW; ++ow) o[ow] = 0.0f;
+      }
+  }
+}
+// col2im: dx[n][ci] += every tap's column entry (rows: (n, ci) planes, so writes are disjoint).
+static void fb_col2im_rows(fb_i64 begin, fb_i64 end, void* data) {
+  const FbIm2col& a = *(const FbIm2col*)data;
+  const FbConv& c = *a.c;
+  fb_i64 P = c.OH * c.OW, NP = c.N * P;
+  for (fb_i64 pl = begin; pl < end; ++pl) {
+    fb_i64 n = pl / c.C, ci = pl % c.C;
+    float* dx = a.other + pl * c.H * c.W;
+    for (fb_i64 i = 0; i < c.H * c.W; ++i) dx[i] = 0.0f;
+    for (fb_i64 kh = 0; kh < c.KH; ++kh)
+      for (fb_i64 kw = 0; kw < c.KW; ++kw) {
+        const float* col = a.col + ((ci * c.KH + kh) * c.KW + kw) * NP + n * P;
+        fb_i64 lo, hi, off = kw * c.dw - c.pw;
+        fb_valid_cols(kw, c.W, c.OW, c.sw, c.pw, c.dw, lo, hi);
+        for (fb_i64 oh = 0; oh < c.OH; ++oh) {
+          fb_i64 ih = oh * c.sh - c.ph + kh * c.dh;
+          if (ih < 0 || ih >= c.H) continue;
+          float* d = dx + ih * c.W + off;
+          for (fb_i64 ow = lo; ow < hi; ++ow) d[ow * c.sw] += col[oh * c.OW + ow];
+        }
+      }
+  }
+}
+// [N, O, P] <-> [O, N*P] (rows: o).
+struct FbRelayout { const float* src; float* dst; fb_i64 N, O, P; int toNchw; };
+static void fb_relayout_rows(fb_i64 begin, fb_i64 end, void* data) {
+  const FbRelayout& r = *(const FbRelayout*)data;
+  for (fb_i64 o = begin; o < end; ++o)
+    for (fb_i64 n = 0; n < r.N; ++n)
+      for (fb_i64 p = 0; p < r.P; ++p) {
+        if (r.toNchw) r.dst[(n * r.O + o) * r.P + p] = r.src[o * r.N * r.P + n * r.P + p];
+        else r.dst[o * r.N * r.P + n * r.P + p] = r.src[(n * r.O + o) * r.P + p];
+      }
+}
+struct FbGemm { int ta, tb; fb_i64 M, N, K; const float* A; fb_i64 lda; const float* B; fb_i64 ldb; float* C; };
+static void fb_gemm_once(fb_i64, fb_i64, void* data) {
+  const FbGemm& g = *(const FbGemm*)data;
+  cblas_sgemm(101, g.ta ? 112 : 111, g.tb ? 112 : 111, (int)g.M, (int)g.N, (int)g.K, 1.0f, g.A, (int)g.lda, g.B, (int)g.ldb,
+              0.0f, g.C, (int)g.N);
+}
+// mode 0: y = conv(x, w); 1: dx from (gy in c.x, w); 2: dw from (x, gy in c.w).
+static void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int mode, float* scratch) {
+  fb_i64 P = c.OH * c.OW, NP = c.N * P, CKK = c.C * c.KH * c.KW;
+  float* col = scratch;
+  float* lay = scratch + CKK * NP;  // [O, N*P]
+  if (mode == 0) {
+    FbIm2col a{&c, col, 0};
+    rt->launch(rt->ctx, kernel, fb_im2col_rows, CKK, &a);
+    FbGemm g{0, 0, c.O, NP, CKK, c.w, CKK, col, NP, lay};
+    rt->launch(rt->ctx, kernel, fb_gemm_once, 1, &g);
+    FbRelayout r{lay, c.y, c.N, c.O, P, 1};
+    rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
+  } else if (mode == 1) {
+    FbRelayout r{c.x, lay, c.N, c.O, P, 0};  // gy -> [O, N*P]
+    rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
+    FbGemm g{1, 0, CKK, NP, c.O, c.w, CKK, lay, NP, col};  // dcol = W^T @ gy'
+    rt->launch(rt->ctx, kernel, fb_gemm_once, 1, &g);
+    FbIm2col a{&c, col, c.y};
+    rt->launch(rt->ctx, kernel, fb_col2im_rows, c.N * c.C, &a);
+  } else {
+    FbIm2col a{&c, col, 0};
+    rt->launch(rt->ctx, kernel, fb_im2col_rows, CKK, &a);
+    FbRelayout r{c.w, lay, c.N, c.O, P, 0};  // gy -> [O, N*P]
+    rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
+    FbGemm g{0, 1, c.O, CKK, NP, lay, NP, col, NP, c.y};  // dW = gy' @ col^T
+    rt->launch(rt->ctx, kernel, fb_gemm_once, 1, &g);
+  }
+}
+#endif
+
 // ---- extern: pooling and its gradients (rows are (n, c) planes) ------------------------
 struct FbPool {
   const float* x; const float* g; float* y;
