@@ -8,147 +8,13 @@
 #include <sstream>
 
 #include "core/codegen/cpu/cpu_prelude.h"
+#include "core/codegen/expr_emitter.h"
 #include "core/ir/error.h"
 #include "core/ops/op_schema.h"
 
 namespace fusebox {
 
 namespace {
-
-std::string ctype(DType t) {
-  switch (t) {
-    case DType::F32: return "float";
-    case DType::F64: return "double";
-    case DType::I64: return "fb_i64";
-    case DType::I32: return "int";
-    case DType::Bool: return "bool";
-    default: throw Error(std::string("the CPU backend does not support ") + std::string(dtypeName(t)) + " yet");
-  }
-}
-
-std::string literal(double v, DType t) {
-  if (t == DType::Bool) return v != 0 ? "true" : "false";
-  if (isInteger(t)) return std::to_string(static_cast<int64_t>(v)) + (t == DType::I64 ? "L" : "");
-  std::string suffix = t == DType::F32 ? "f" : "";
-  if (std::isinf(v)) return std::string(v < 0 ? "-" : "") + (t == DType::F32 ? "__builtin_inff()" : "__builtin_inf()");
-  if (std::isnan(v)) return t == DType::F32 ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  std::string s = buf;
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s + suffix;
-}
-
-// Emits the statements of one kernel, with per-loop common-subexpression temporaries.
-class KernelEmitter {
-public:
-  explicit KernelEmitter(std::ostringstream& os) : os_(os) {}
-
-  // The expression of `e` (a temporary name or a literal), emitting temporaries as needed.
-  // Children are emitted first, so the CSE key of a node is built from its children's results
-  // (linear in the tree, and equal subtrees share one temporary).
-  std::string emit(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars, const std::string& indent) {
-    std::vector<std::string> kids;
-    kids.reserve(e->args.size());
-    for (const LExprPtr& a : e->args) kids.push_back(emit(a, vars, indent));
-    std::string key = std::to_string(static_cast<int>(e->kind)) + e->op + std::string(dtypeName(e->dtype));
-    if (e->kind == LExpr::Kind::Constant) key += std::to_string(e->value);
-    if (e->kind == LExpr::Kind::Load || e->kind == LExpr::Kind::LoadIndirect || e->kind == LExpr::Kind::Index ||
-        e->kind == LExpr::Kind::Random)
-      key += "[" + e->index.substitute(vars).str() + "]" + std::to_string(e->seed) + "," + std::to_string(e->stride);
-    for (const std::string& k : kids) key += "|" + k;
-    if (auto it = cse_.find(key); it != cse_.end()) return it->second;
-    std::string val = compute(e, kids, vars);
-    if (e->kind == LExpr::Kind::Constant || e->kind == LExpr::Kind::Index) return val;
-    std::string name = "t" + std::to_string(temp_++);
-    os_ << indent << "const " << ctype(e->dtype) << " " << name << " = " << val << ";\n";
-    cse_[key] = name;
-    return name;
-  }
-
-  void resetCse() { cse_.clear(); }
-  // A value that later items read instead of loading it; per-element values live only until
-  // the end of their loop, per-row values until the end of the row.
-  void publish(const std::string& buffer, const std::string& name, bool perElement) {
-    published_[buffer] = name;
-    if (perElement) perElement_.insert(buffer);
-  }
-  void forgetPerElement() {
-    for (const std::string& b : perElement_) published_.erase(b);
-    perElement_.clear();
-  }
-
-private:
-  std::string compute(const LExprPtr& e, const std::vector<std::string>& kids, const std::map<std::string, IndexExpr>& vars) {
-    auto arg = [&](size_t i) { return kids.at(i); };
-    switch (e->kind) {
-      case LExpr::Kind::Load: {
-        if (auto it = published_.find(e->op); it != published_.end()) return it->second;
-        return e->op + "[" + e->index.substitute(vars).str() + "]";
-      }
-      case LExpr::Kind::LoadIndirect:
-        return e->op + "[" + e->index.substitute(vars).str() + " + " + std::to_string(e->stride) + " * (fb_i64)(" + arg(0) + ")]";
-      case LExpr::Kind::Constant: return literal(e->value, e->dtype);
-      case LExpr::Kind::Index: return "((" + ctype(e->dtype) + ")(" + e->index.substitute(vars).str() + "))";
-      case LExpr::Kind::Random:
-        return "((" + ctype(e->dtype) + ")fb_rand(" + std::to_string(e->seed) + "UL, (fb_u64)(" + e->index.substitute(vars).str() + ")))";
-      case LExpr::Kind::Cast:
-        if (e->dtype == DType::Bool) return "(" + arg(0) + " != 0)";
-        return "((" + ctype(e->dtype) + ")" + arg(0) + ")";
-      case LExpr::Kind::Where: return arg(0) + " ? " + arg(1) + " : " + arg(2);
-      case LExpr::Kind::Unary: {
-        const std::string& op = e->op;
-        std::string x = arg(0);
-        if (op == "neg") return "-" + x;
-        if (op == "rsqrt") return literal(1, e->dtype) + " / fb_sqrt(" + x + ")";
-        if (op == "not") return "!" + x;
-        return "fb_" + op + "(" + x + ")";
-      }
-      case LExpr::Kind::Binary: {
-        static const std::map<std::string, std::string> infix = {
-            {"add", "+"}, {"sub", "-"}, {"mul", "*"}, {"div", "/"}, {"eq", "=="}, {"ne", "!="}, {"lt", "<"},
-            {"le", "<="}, {"gt", ">"}, {"ge", ">="}, {"and", "&&"}, {"or", "||"}};
-        std::string a = arg(0), b = arg(1);
-        if (auto it = infix.find(e->op); it != infix.end()) return a + " " + it->second + " " + b;
-        if (e->op == "maximum") return "fb_max(" + a + ", " + b + ")";
-        if (e->op == "minimum") return "fb_min(" + a + ", " + b + ")";
-        if (e->op == "pow") return "fb_pow(" + a + ", " + b + ")";
-        throw Error("CPU codegen: unknown binary op " + e->op);
-      }
-    }
-    return "0";
-  }
-
-  std::ostringstream& os_;
-  std::map<std::string, std::string> cse_;
-  std::map<std::string, std::string> published_;
-  std::set<std::string> perElement_;
-  int temp_ = 0;
-};
-
-IndexExpr storeIndexOf(const LoopNode& n) {
-  std::vector<IndexExpr> idx;
-  std::vector<int64_t> sizes;
-  for (const LoopVar& v : n.vars) idx.push_back(IndexExpr::var(v.name, v.size)), sizes.push_back(v.size);
-  return linearIndex(idx, Layout::contiguous(sizes).strides);
-}
-
-// Coefficient of a plain variable term in an index (0 when absent).
-int64_t coefficientOf(const IndexExpr& e, const std::string& var) {
-  for (const IndexTerm& t : e.terms())
-    if (t.atoms.size() == 1 && t.atoms[0].kind == IndexAtom::Kind::Var && t.atoms[0].name == var) return t.coeff;
-  return 0;
-}
-
-std::string reduceInit(const LoopNode& n, DType t) {
-  if (n.reduceOp == "sum") return literal(0, t);
-  return literal(n.reduceOp == "max" ? -INFINITY : INFINITY, t);
-}
-
-std::string reduceCombine(const LoopNode& n, const std::string& acc, const std::string& v) {
-  if (n.reduceOp == "sum") return acc + " += " + v;
-  return acc + " = fb_" + std::string(n.reduceOp == "max" ? "max" : "min") + "(" + acc + ", " + v + ")";
-}
 
 class ModuleWriter {
 public:
@@ -219,24 +85,10 @@ private:
       const Buffer& buf = p_.buffer(b);
       std::string t = ctype(buf.dtype);
       bool w = written.count(b) > 0;
-      s += "  " + std::string(w ? "" : "const ") + t + "* __restrict " + safe(b) + " = (" + (w ? "" : "const ") + t + "*)bufs[" +
+      s += "  " + std::string(w ? "" : "const ") + t + "* __restrict " + cName(b) + " = (" + (w ? "" : "const ") + t + "*)bufs[" +
            std::to_string(bufferIndex_.at(b)) + "];\n";
     }
     return s;
-  }
-
-  static std::string safe(const std::string& name) {
-    std::string s = "b_";
-    for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
-    return s;
-  }
-
-  // Loads in generated code use the C names of buffers.
-  LExprPtr renameBuffers(const LExprPtr& e) {
-    auto copy = std::make_shared<LExpr>(*e);
-    if (e->kind == LExpr::Kind::Load || e->kind == LExpr::Kind::LoadIndirect) copy->op = safe(e->op);
-    for (LExprPtr& a : copy->args) a = renameBuffers(a);
-    return copy;
   }
 
   std::string kernelFunction(const Kernel& k, GeneratedKernel& gk) {
@@ -292,9 +144,9 @@ private:
         const LoopNode& n = p_.nodes[firstItem.node];
         auto vars = kernelVarMap(n, true, M, K);
         body << "    // " << origin(n) << "\n";
-        std::string v = em.emit(renameBuffers(n.body), vars, "    ");
-        if (isStored(n.output)) body << "    " << safe(n.output) << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
-        em.publish(safe(n.output), v, false);
+        std::string v = em.emit(withCNames(n.body), vars, "    ");
+        if (isStored(n.output)) body << "    " << cName(n.output) << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
+        em.publish(cName(n.output), v, false);
         continue;
       }
       // One loop over k for the segment; reductions accumulate in registers.
@@ -302,7 +154,7 @@ private:
       for (int i : seg)
         if (p_.nodes[k.items[i].node].kind == LoopNode::Kind::Reduction) reductions.push_back(&p_.nodes[k.items[i].node]);
       for (const LoopNode* r : reductions)
-        body << "    " << ctype(p_.buffer(r->output).dtype) << " acc_" << safe(r->output) << " = "
+        body << "    " << ctype(p_.buffer(r->output).dtype) << " acc_" << cName(r->output) << " = "
              << reduceInit(*r, p_.buffer(r->output).dtype) << ";\n";
       std::string indent = K > 1 ? "      " : "    ";
       if (K > 1) body << "    for (fb_i64 k = 0; k < " << K << "; ++k) {\n";
@@ -311,22 +163,22 @@ private:
         const LoopNode& n = p_.nodes[k.items[i].node];
         auto vars = kernelVarMap(n, false, M, K);
         body << indent << "// " << origin(n) << "\n";
-        std::string v = em.emit(renameBuffers(n.body), vars, indent);
+        std::string v = em.emit(withCNames(n.body), vars, indent);
         if (n.kind == LoopNode::Kind::Reduction) {
-          body << indent << reduceCombine(n, "acc_" + safe(n.output), v) << ";\n";
+          body << indent << reduceCombine(n, "acc_" + cName(n.output), v) << ";\n";
         } else {
-          if (isStored(n.output)) body << indent << safe(n.output) << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
-          em.publish(safe(n.output), v, true);
+          if (isStored(n.output)) body << indent << cName(n.output) << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
+          em.publish(cName(n.output), v, true);
         }
       }
       if (K > 1) body << "    }\n";
       em.forgetPerElement();
       em.resetCse();
       for (const LoopNode* r : reductions) {
-        std::string acc = "acc_" + safe(r->output);
+        std::string acc = "acc_" + cName(r->output);
         if (isStored(r->output))
-          body << "    " << safe(r->output) << "[" << storeIndexOf(*r).substitute(kernelVarMap(*r, true, M, K)).str() << "] = " << acc << ";\n";
-        em.publish(safe(r->output), acc, false);
+          body << "    " << cName(r->output) << "[" << storeIndexOf(*r).substitute(kernelVarMap(*r, true, M, K)).str() << "] = " << acc << ";\n";
+        em.publish(cName(r->output), acc, false);
       }
     }
     body << "  }\n}\n";
@@ -349,8 +201,8 @@ private:
     body << "    const fb_i64 mn = m_end - m0 < " << block << " ? m_end - m0 : " << block << ";\n";
     for (const LoopNode* r : reductions) {
       std::string t = ctype(p_.buffer(r->output).dtype);
-      body << "    " << t << " acc_" << safe(r->output) << "[" << block << "];\n"
-           << "    for (fb_i64 i = 0; i < " << block << "; ++i) acc_" << safe(r->output) << "[i] = "
+      body << "    " << t << " acc_" << cName(r->output) << "[" << block << "];\n"
+           << "    for (fb_i64 i = 0; i < " << block << "; ++i) acc_" << cName(r->output) << "[i] = "
            << reduceInit(*r, p_.buffer(r->output).dtype) << ";\n";
     }
     body << "    for (fb_i64 k = 0; k < " << K << "; ++k) {\n";
@@ -360,19 +212,19 @@ private:
       const LoopNode& n = p_.nodes[it.node];
       auto vars = kernelVarMap(n, false, M, K);
       body << indent << "// " << origin(n) << "\n";
-      std::string v = em.emit(renameBuffers(n.body), vars, indent);
+      std::string v = em.emit(withCNames(n.body), vars, indent);
       if (n.kind == LoopNode::Kind::Reduction) {
-        body << indent << reduceCombine(n, "acc_" + safe(n.output) + "[i]", v) << ";\n";
+        body << indent << reduceCombine(n, "acc_" + cName(n.output) + "[i]", v) << ";\n";
       } else {
-        if (isStored(n.output)) body << indent << safe(n.output) << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
-        em.publish(safe(n.output), v, true);
+        if (isStored(n.output)) body << indent << cName(n.output) << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
+        em.publish(cName(n.output), v, true);
       }
     }
     body << "      }\n    }\n";
     for (const LoopNode* r : reductions)
       if (isStored(r->output))
-        body << "    for (fb_i64 i = 0; i < mn; ++i) {\n      const fb_i64 m = m0 + i;\n      " << safe(r->output) << "["
-             << storeIndexOf(*r).substitute(kernelVarMap(*r, true, M, K)).str() << "] = acc_" << safe(r->output) << "[i];\n    }\n";
+        body << "    for (fb_i64 i = 0; i < mn; ++i) {\n      const fb_i64 m = m0 + i;\n      " << cName(r->output) << "["
+             << storeIndexOf(*r).substitute(kernelVarMap(*r, true, M, K)).str() << "] = acc_" << cName(r->output) << "[i];\n    }\n";
     body << "  }\n}\n";
     gk.rows = M;
     os << body.str();

@@ -1,0 +1,153 @@
+#include "core/codegen/expr_emitter.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+#include "core/ir/error.h"
+
+namespace fusebox {
+
+std::string ctype(DType t) {
+  switch (t) {
+    case DType::F32:
+      return "float";
+    case DType::F64:
+      return "double";
+    case DType::I64:
+      return "fb_i64";
+    case DType::I32:
+      return "int";
+    case DType::Bool:
+      return "bool";
+    default:
+      throw Error(std::string("the CPU backend does not support ") + std::string(dtypeName(t)) + " yet");
+  }
+}
+
+std::string literal(double v, DType t) {
+  if (t == DType::Bool) return v != 0 ? "true" : "false";
+  if (isInteger(t)) return std::to_string(static_cast<int64_t>(v)) + (t == DType::I64 ? "L" : "");
+  std::string suffix = t == DType::F32 ? "f" : "";
+  if (std::isinf(v)) return std::string(v < 0 ? "-" : "") + (t == DType::F32 ? "__builtin_inff()" : "__builtin_inf()");
+  if (std::isnan(v)) return t == DType::F32 ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s + suffix;
+}
+
+std::string KernelEmitter::emit(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars,
+                                const std::string& indent) {
+  std::vector<std::string> kids;
+  kids.reserve(e->args.size());
+  for (const LExprPtr& a : e->args) kids.push_back(emit(a, vars, indent));
+  std::string key = std::to_string(static_cast<int>(e->kind)) + e->op + std::string(dtypeName(e->dtype));
+  if (e->kind == LExpr::Kind::Constant) key += std::to_string(e->value);
+  if (e->kind == LExpr::Kind::Load || e->kind == LExpr::Kind::LoadIndirect || e->kind == LExpr::Kind::Index ||
+      e->kind == LExpr::Kind::Random)
+    key += "[" + e->index.substitute(vars).str() + "]" + std::to_string(e->seed) + "," + std::to_string(e->stride);
+  for (const std::string& k : kids) key += "|" + k;
+  if (auto it = cse_.find(key); it != cse_.end()) return it->second;
+  std::string val = compute(e, kids, vars);
+  if (e->kind == LExpr::Kind::Constant || e->kind == LExpr::Kind::Index) return val;
+  std::string name = "t" + std::to_string(temp_++);
+  os_ << indent << "const " << ctype(e->dtype) << " " << name << " = " << val << ";\n";
+  cse_[key] = name;
+  return name;
+}
+
+void KernelEmitter::publish(const std::string& buffer, const std::string& name, bool perElement) {
+  published_[buffer] = name;
+  if (perElement) perElement_.insert(buffer);
+}
+void KernelEmitter::forgetPerElement() {
+  for (const std::string& b : perElement_) published_.erase(b);
+  perElement_.clear();
+}
+
+std::string KernelEmitter::compute(const LExprPtr& e, const std::vector<std::string>& kids,
+                                   const std::map<std::string, IndexExpr>& vars) {
+  auto arg = [&](size_t i) { return kids.at(i); };
+  switch (e->kind) {
+    case LExpr::Kind::Load: {
+      if (auto it = published_.find(e->op); it != published_.end()) return it->second;
+      return e->op + "[" + e->index.substitute(vars).str() + "]";
+    }
+    case LExpr::Kind::LoadIndirect:
+      return e->op + "[" + e->index.substitute(vars).str() + " + " + std::to_string(e->stride) + " * (fb_i64)(" +
+             arg(0) + ")]";
+    case LExpr::Kind::Constant:
+      return literal(e->value, e->dtype);
+    case LExpr::Kind::Index:
+      return "((" + ctype(e->dtype) + ")(" + e->index.substitute(vars).str() + "))";
+    case LExpr::Kind::Random:
+      return "((" + ctype(e->dtype) + ")fb_rand(" + std::to_string(e->seed) + "UL, (fb_u64)(" +
+             e->index.substitute(vars).str() + ")))";
+    case LExpr::Kind::Cast:
+      if (e->dtype == DType::Bool) return "(" + arg(0) + " != 0)";
+      return "((" + ctype(e->dtype) + ")" + arg(0) + ")";
+    case LExpr::Kind::Where:
+      return arg(0) + " ? " + arg(1) + " : " + arg(2);
+    case LExpr::Kind::Unary: {
+      const std::string& op = e->op;
+      std::string x = arg(0);
+      if (op == "neg") return "-" + x;
+      if (op == "rsqrt") return literal(1, e->dtype) + " / fb_sqrt(" + x + ")";
+      if (op == "not") return "!" + x;
+      return "fb_" + op + "(" + x + ")";
+    }
+    case LExpr::Kind::Binary: {
+      static const std::map<std::string, std::string> infix = {{"add", "+"}, {"sub", "-"}, {"mul", "*"},  {"div", "/"},
+                                                               {"eq", "=="}, {"ne", "!="}, {"lt", "<"},   {"le", "<="},
+                                                               {"gt", ">"},  {"ge", ">="}, {"and", "&&"}, {"or", "||"}};
+      std::string a = arg(0), b = arg(1);
+      if (auto it = infix.find(e->op); it != infix.end()) return a + " " + it->second + " " + b;
+      if (e->op == "maximum") return "fb_max(" + a + ", " + b + ")";
+      if (e->op == "minimum") return "fb_min(" + a + ", " + b + ")";
+      if (e->op == "pow") return "fb_pow(" + a + ", " + b + ")";
+      throw Error("codegen: unknown binary op " + e->op);
+    }
+  }
+  return "0";
+}
+
+IndexExpr storeIndexOf(const LoopNode& n) {
+  std::vector<IndexExpr> idx;
+  std::vector<int64_t> sizes;
+  for (const LoopVar& v : n.vars) idx.push_back(IndexExpr::var(v.name, v.size)), sizes.push_back(v.size);
+  return linearIndex(idx, Layout::contiguous(sizes).strides);
+}
+
+// Coefficient of a plain variable term in an index (0 when absent).
+int64_t coefficientOf(const IndexExpr& e, const std::string& var) {
+  for (const IndexTerm& t : e.terms())
+    if (t.atoms.size() == 1 && t.atoms[0].kind == IndexAtom::Kind::Var && t.atoms[0].name == var) return t.coeff;
+  return 0;
+}
+
+std::string reduceInit(const LoopNode& n, DType t) {
+  if (n.reduceOp == "sum") return literal(0, t);
+  return literal(n.reduceOp == "max" ? -INFINITY : INFINITY, t);
+}
+
+std::string reduceCombine(const LoopNode& n, const std::string& acc, const std::string& v) {
+  if (n.reduceOp == "sum") return acc + " += " + v;
+  return acc + " = fb_" + std::string(n.reduceOp == "max" ? "max" : "min") + "(" + acc + ", " + v + ")";
+}
+
+std::string cName(const std::string& buffer) {
+  std::string s = "b_";
+  for (char c : buffer) s += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  return s;
+}
+
+LExprPtr withCNames(const LExprPtr& e) {
+  auto copy = std::make_shared<LExpr>(*e);
+  if (e->kind == LExpr::Kind::Load || e->kind == LExpr::Kind::LoadIndirect) copy->op = cName(e->op);
+  for (LExprPtr& a : copy->args) a = withCNames(a);
+  return copy;
+}
+
+}  // namespace fusebox

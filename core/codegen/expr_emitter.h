@@ -1,0 +1,46 @@
+// What the CPU and CUDA printers share: C types and literals of the generated code, the
+// expression emitter (one temporary per distinct subexpression, loads of values computed earlier
+// in the same kernel replaced by their registers), and the reduction helpers.
+#pragma once
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/loopir/loop_ir.h"
+
+namespace fusebox {
+
+std::string ctype(DType t);
+std::string literal(double v, DType t);
+
+class KernelEmitter {
+public:
+  explicit KernelEmitter(std::ostringstream& os) : os_(os) {}
+  std::string emit(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars, const std::string& indent);
+  void resetCse() { cse_.clear(); }
+  void publish(const std::string& buffer, const std::string& name, bool perElement);
+  void forgetPerElement();
+
+private:
+  std::string compute(const LExprPtr& e, const std::vector<std::string>& kids, const std::map<std::string, IndexExpr>& vars);
+
+  std::ostringstream& os_;
+  std::map<std::string, std::string> cse_;
+  std::map<std::string, std::string> published_;
+  std::set<std::string> perElement_;
+  int temp_ = 0;
+};
+
+int64_t coefficientOf(const IndexExpr& e, const std::string& var);
+IndexExpr storeIndexOf(const LoopNode& n);
+std::string reduceInit(const LoopNode& n, DType t);
+std::string reduceCombine(const LoopNode& n, const std::string& acc, const std::string& v);
+// The C identifier of a buffer in generated code ("b_fc1_weight").
+std::string cName(const std::string& buffer);
+// A copy of `e` whose loads use cName(buffer).
+LExprPtr withCNames(const LExprPtr& e);
+
+}  // namespace fusebox
