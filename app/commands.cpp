@@ -14,14 +14,17 @@
 #include "core/ir/printers.h"
 #include "core/ops/registry.h"
 #include "core/pipeline/pipeline.h"
-#include "core/runtime/cpu_model_runner.h"
+#include "core/codegen/cuda/cuda_codegen.h"
+#include "core/codegen/cuda/nvrtc_compiler.h"
+#include "core/runtime/cuda_executable.h"
+#include "core/runtime/model_runner.h"
 #include "core/trace/trace.h"
 
 namespace fusebox::cli {
 
 namespace {
 
-const char* kStages[] = {"trace", "joint", "forward", "backward", "decompose", "lower", "schedule", "codegen"};
+const char* kStages[] = {"trace", "joint", "forward", "backward", "decompose", "lower", "schedule", "codegen", "cuda", "ptx"};
 
 std::string stageList() {
   std::string s;
@@ -80,6 +83,8 @@ const char* kDumpHelp =
     "                 lower      the loop IR (buffers, Pointwise / Reduction / Extern nodes)\n"
     "                 schedule   the fused kernels and every fusion decision with its reason\n"
     "                 codegen    the generated C++ (kernels and wrapper)\n"
+    "                 cuda       the generated CUDA C++ (kernels; externs are host launches)\n"
+    "                 ptx        the CUDA code compiled by NVRTC (for the GPU present, else compute_90)\n"
     "  --no-fusion    schedule one kernel per loop-IR node (the baseline)\n"
     "  --train        training step: loss, backward, gradients of every parameter\n"
     "  --partitioner  mincut (default): min-cut rematerialization; default: save everything the backward uses\n"
@@ -89,11 +94,12 @@ const char* kDumpHelp =
     "  --symbolic     keep dimensions symbolic unless given with --dim\n"
     "  -o FILE        write to FILE instead of stdout\n";
 const char* kRunHelp =
-    "usage: fusebox run MODEL --target interp|cpu [--train] [--iters N] [--seed S] [--threads T] [--no-fusion]\n"
+    "usage: fusebox run MODEL --target interp|cpu|cuda [--train] [--iters N] [--seed S] [--threads T] [--no-fusion]\n"
     "                  [--dim NAME=SIZE]...\n\n"
     "Runs MODEL on seeded random inputs.\n"
     "  --target interp   the reference interpreter, checked against its own float64 mode\n"
     "  --target cpu      the whole pipeline, C++ compiled in process by clang/LLVM; prints a per-kernel profile\n"
+    "  --target cuda     the same on the GPU: CUDA C++ compiled by NVRTC, run through the driver API and cuBLAS\n"
     "                    (time, bytes moved, GB/s) and checks outputs (and gradients) against the interpreter\n"
     "  --train           a training step: forward and backward graphs (cpu target)\n"
     "  --iters N         iterations to time (default 1)\n"
@@ -222,7 +228,8 @@ int dumpCommand(const std::vector<std::string>& argv) {
   config.schedule.fusion = !a.flag("--no-fusion");
 
   Pipeline p(loadModel(model), config);
-  Stage until = parseStage(stage).value_or(stage == "forward" || stage == "backward" ? Stage::Partition : Stage::Trace);
+  Stage until = stage == "cuda" || stage == "ptx" ? Stage::Schedule
+              : parseStage(stage).value_or(stage == "forward" || stage == "backward" ? Stage::Partition : Stage::Trace);
   p.runUntil(until);
   std::string text;
   if (a.flag("--stats")) {
@@ -250,6 +257,12 @@ int dumpCommand(const std::vector<std::string>& argv) {
     if (format == "text") text += "# " + partitionReport(p.partition().report);
   } else if (stage == "lower") {
     for (const LoopProgram& lp : p.loops()) text += lp.str();
+  } else if (stage == "cuda" || stage == "ptx") {
+    for (size_t i = 0; i < p.loops().size(); ++i) {
+      CudaModule m = generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); });
+      if (stage == "cuda") text += m.source;
+      else text += compileCudaModule(m.source, cudaComputeCapability() ? cudaComputeCapability() : 90)->ptx;
+    }
   } else if (stage == "codegen") {
     for (const CppModule& m : p.cppModules()) text += m.source;
   } else if (stage == "schedule") {
@@ -264,18 +277,19 @@ int dumpCommand(const std::vector<std::string>& argv) {
 
 namespace {
 
-int runCpu(const std::string& model, const Args& a, int iters, int seed, int threads) {
+int runCompiled(const std::string& model, const Args& a, const std::string& target, int iters, int seed, int threads) {
   PipelineConfig config;
   config.trace = traceOptions(a);
   config.train = a.flag("--train");
   config.schedule.fusion = !a.flag("--no-fusion");
   Pipeline p(loadModel(model), config);
   p.runAll();
-  CpuRunReport r = runOnCpu(p, iters, static_cast<uint64_t>(seed), static_cast<unsigned>(threads));
+  RunReport r = target == "cuda" ? runOnCuda(p, iters, static_cast<uint64_t>(seed))
+                                 : runOnCpu(p, iters, static_cast<uint64_t>(seed), static_cast<unsigned>(threads));
   double pipelineMs = 0;
   for (const StageTiming& t : p.timings()) pipelineMs += t.ms;
-  std::printf("model %s (%s) on cpu: pipeline %.2f ms, compile %.1f ms%s, %d iteration%s\n", p.traced().name.c_str(),
-              config.train ? "training step" : "inference", pipelineMs, r.compileMs, r.fromCache ? " (cached)" : "", iters,
+  std::printf("model %s (%s) on %s: pipeline %.2f ms, compile %.1f ms%s, %d iteration%s\n", p.traced().name.c_str(),
+              config.train ? "training step" : "inference", target.c_str(), pipelineMs, r.compileMs, r.fromCache ? " (cached)" : "", iters,
               iters == 1 ? "" : "s");
   std::printf("stage times:");
   for (const StageTiming& t : p.timings()) std::printf(" %s %.2f ms", stageName(t.stage), t.ms);
@@ -302,12 +316,11 @@ int runCommand(const std::vector<std::string>& argv) {
   Args a(argv, {"--target", "--iters", "--seed", "--dim", "--threads"}, {"--train", "--no-fusion"});
   std::string model = modelArg(a, "run");
   std::string target = a.valueOr("--target", "interp");
-  if (target == "cuda") throw UsageError("target 'cuda' is not available in this build yet; use --target cpu or interp");
   if (target != "interp" && target != "cpu") throw UsageError("--target must be interp, cpu or cuda, got '" + target + "'");
   int iters = a.intValue("--iters", 1, 1, 1000000);
   int seed = a.intValue("--seed", 0, 0, 1 << 30);
   int threads = a.intValue("--threads", 0, 0, 1024);
-  if (target == "cpu") return runCpu(model, a, iters, seed, threads);
+  if (target == "cpu" || target == "cuda") return runCompiled(model, a, target, iters, seed, threads);
 
   using Clock = std::chrono::steady_clock;
   auto t0 = Clock::now();

@@ -1,5 +1,6 @@
 #include "core/codegen/expr_emitter.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -135,6 +136,26 @@ std::string reduceInit(const LoopNode& n, DType t) {
 std::string reduceCombine(const LoopNode& n, const std::string& acc, const std::string& v) {
   if (n.reduceOp == "sum") return acc + " += " + v;
   return acc + " = fb_" + std::string(n.reduceOp == "max" ? "max" : "min") + "(" + acc + ", " + v + ")";
+}
+
+bool prefersColumnLoop(const LoopProgram& p, const Kernel& k, int64_t M, int64_t K) {
+  if (k.segments.size() != 1 || K <= 1) return false;
+  bool contiguousInM = false;
+  for (const KernelItem& it : k.items) {
+    if (it.row) return false;
+    const LoopNode& n = p.nodes[it.node];
+    std::vector<std::pair<std::string, IndexExpr>> loads;
+    n.body->collectLoads(loads);
+    auto vars = kernelVarMap(n, false, M, K);
+    for (auto& [b, ix] : loads) {
+      IndexExpr e = ix.substitute(vars);
+      auto v = e.variables();
+      bool usesM = std::find(v.begin(), v.end(), "m") != v.end();
+      if (coefficientOf(e, "k") == 1 && usesM) return false;  // row-contiguous data: keep rows
+      if (coefficientOf(e, "m") == 1 && coefficientOf(e, "k") >= 16) contiguousInM = true;
+    }
+  }
+  return contiguousInM;
 }
 
 std::string cName(const std::string& buffer) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/loopir/loop_ir.h"
+#include "core/schedule/schedule.h"
 
 namespace fusebox {
 
@@ -38,6 +39,10 @@ int64_t coefficientOf(const IndexExpr& e, const std::string& var);
 IndexExpr storeIndexOf(const LoopNode& n);
 std::string reduceInit(const LoopNode& n, DType t);
 std::string reduceCombine(const LoopNode& n, const std::string& acc, const std::string& v);
+// Column reductions (the reduced dim is the outer one in memory, e.g. a bias gradient summed over
+// rows) walk memory with a large stride along k; advancing consecutive rows m together makes the
+// innermost accesses contiguous (a vectorized loop on the CPU, coalesced threads on the GPU).
+bool prefersColumnLoop(const LoopProgram& p, const Kernel& k, int64_t M, int64_t K);
 // The C identifier of a buffer in generated code ("b_fc1_weight").
 std::string cName(const std::string& buffer);
 // A copy of `e` whose loads use cName(buffer).

@@ -147,6 +147,10 @@ void CpuExecutable::linkInput(size_t index, const CpuExecutable& from, size_t ou
   m.table[m.slot.at(dst.name)] = f.table[f.slot.at(src.name)];
 }
 
+void CpuExecutable::resetProfile() {
+  for (KernelProfile& p : profile_) p.totalMs = 0, p.calls = 0;
+}
+
 void CpuExecutable::run() {
   Impl& m = *impl_;
   using Entry = void (*)(const RuntimeAbi*, void* const*);

@@ -38,6 +38,7 @@ public:
   std::vector<Tensor> outputs() const;
 
   const std::vector<KernelProfile>& profile() const { return profile_; }
+  void resetProfile();
   int runs() const { return runs_; }
   int64_t bufferBytes() const { return arenaBytes_; }
 

@@ -4,7 +4,7 @@
 
 #include "core/codegen/cpu/jit_compiler.h"
 #include "core/frontend/model_loader.h"
-#include "core/runtime/cpu_model_runner.h"
+#include "core/runtime/model_runner.h"
 #include "test_util.h"
 
 using namespace fusebox;
@@ -27,7 +27,7 @@ TEST_P(CpuBackend, MatchesTheInterpreter) {
   cfg.schedule.fusion = fusion;
   Pipeline p(loadModel(model), cfg);
   p.runAll();
-  CpuRunReport r = runOnCpu(p, 2, 1, 2);
+  RunReport r = runOnCpu(p, 2, 1, 2);
   ASSERT_FALSE(r.checks.empty());
   for (const OutputCheck& c : r.checks)
     EXPECT_TRUE(c.ok) << model << (train ? " train " : " infer ") << c.name << ": max abs " << c.diff.maxAbs << " rel " << c.diff.maxRel;

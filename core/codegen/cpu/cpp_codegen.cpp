@@ -114,25 +114,7 @@ private:
     // Column reductions (the reduced dim is the outer one in memory, e.g. a bias gradient summed
     // over rows) walk memory with a large stride along k. Process a block of consecutive rows m
     // together instead: the innermost loop then runs over m, contiguous, and vectorizes.
-    bool columnMode = k.segments.size() == 1 && K > 1;
-    if (columnMode) {
-      bool contiguousInM = false;
-      for (const KernelItem& it : k.items) {
-        const LoopNode& n = p_.nodes[it.node];
-        std::vector<std::pair<std::string, IndexExpr>> loads;
-        n.body->collectLoads(loads);
-        auto vars = kernelVarMap(n, it.row, M, K);
-        for (auto& [b, ix] : loads) {
-          IndexExpr e = ix.substitute(vars);
-          auto v = e.variables();
-          bool usesM = std::find(v.begin(), v.end(), "m") != v.end();
-          if (coefficientOf(e, "k") == 1 && usesM) columnMode = false;  // row-contiguous data: keep rows
-          if (coefficientOf(e, "m") == 1 && coefficientOf(e, "k") >= 16) contiguousInM = true;
-        }
-        if (it.row) columnMode = false;
-      }
-      columnMode = columnMode && contiguousInM;
-    }
+    bool columnMode = prefersColumnLoop(p_, k, M, K);
     if (columnMode) return columnKernel(k, gk, os, M, K);
     body << "  for (fb_i64 m = m_begin; m < m_end; ++m) {\n";
     auto isStored = [&](const std::string& b) {

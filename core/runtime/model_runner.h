@@ -1,6 +1,6 @@
-// Compiles a pipeline's generated C++ (one module per graph: the inference graph, or the forward
-// and backward graphs of a training step), runs N iterations, profiles every kernel and checks
-// the outputs (and gradients) against the reference interpreter.
+// Compiles a pipeline's generated code (one module per graph: the inference graph, or the forward
+// and backward graphs of a training step) for the CPU or the GPU, runs N iterations, profiles
+// every kernel and checks the outputs (and gradients) against the reference interpreter.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +27,7 @@ struct OutputCheck {
   bool ok = false;
 };
 
-struct CpuRunReport {
+struct RunReport {
   std::vector<KernelRow> kernels;
   std::vector<OutputCheck> checks;
   double msPerIter = 0;      // whole step, wall clock
@@ -39,7 +39,10 @@ struct CpuRunReport {
 };
 
 // The pipeline must have run through Stage::Codegen with concrete shapes.
-CpuRunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads = 0);
+RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads = 0);
+// CUDA C++ from the same schedules, NVRTC to PTX for the device, driver API + cuBLAS. Throws
+// Error naming what is missing when there is no GPU.
+RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed);
 
 // Tolerance for comparing f32 compiled results with the interpreter (reassociated sums).
 bool closeForDType(const Tensor& got, const Tensor& want);

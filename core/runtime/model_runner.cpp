@@ -1,4 +1,4 @@
-#include "core/runtime/cpu_model_runner.h"
+#include "core/runtime/model_runner.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,11 +7,14 @@
 
 #include "core/codegen/cpu/jit_compiler.h"
 #include "core/interp/interpreter.h"
+#include "core/codegen/cuda/cuda_codegen.h"
+#include "core/codegen/cuda/nvrtc_compiler.h"
 #include "core/runtime/cpu_executable.h"
+#include "core/runtime/cuda_executable.h"
 
 namespace fusebox {
 
-bool CpuRunReport::ok() const {
+bool RunReport::ok() const {
   for (const OutputCheck& c : checks)
     if (!c.ok) return false;
   return !checks.empty();
@@ -29,23 +32,16 @@ bool closeForDType(const Tensor& got, const Tensor& want) {
   return allClose(g, want, tol, tol * std::max(scale, 1e-2) * 0.1);
 }
 
-CpuRunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads) {
-  CpuRunReport report;
+namespace {
+
+// Runs compiled graphs (CPU or CUDA executables), times them and checks them.
+template <class Exe>
+void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes, int iters, uint64_t seed, RunReport& report) {
   report.iters = iters;
-  ThreadPool pool(threads);
-  std::vector<std::unique_ptr<CpuExecutable>> exes;
-  for (size_t i = 0; i < p.cppModules().size(); ++i) {
-    auto compiled = compileCpuModule(p.cppModules()[i].source);
-    report.compileMs += compiled->compileMs;
-    report.fromCache = compiled->fromCache;
-    exes.push_back(std::make_unique<CpuExecutable>(p.loops()[i], p.schedules()[i], p.cppModules()[i], compiled, pool));
-    report.peakIntermediateBytes += p.schedules()[i].memory.peakIntermediateBytes;
-  }
   const Graph& traced = p.traced();
   std::vector<Tensor> primals = makeInputs(traced, seed);
   bool train = p.config().train;
   std::vector<Tensor> tangents;
-  std::vector<Tensor> fwdOut;
   if (train) {
     const Graph& bwd = p.partition().backward;
     for (const GraphInput& in : bwd.inputs())
@@ -66,11 +62,8 @@ CpuRunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned thre
   auto step = [&] {
     for (auto& e : exes) e->run();
   };
-  step();  // warm-up (first touch of the buffers)
-  for (auto& e : exes) {
-    auto& prof = const_cast<std::vector<KernelProfile>&>(e->profile());
-    for (KernelProfile& k : prof) k.totalMs = 0, k.calls = 0;
-  }
+  step();  // warm-up
+  for (auto& e : exes) e->resetProfile();
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < iters; ++i) step();
   report.msPerIter = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / iters;
@@ -84,29 +77,57 @@ CpuRunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned thre
     }
 
   // Check against the interpreter: the traced graph (inference) or the joint graph (training).
-  if (!train) {
-    std::vector<Tensor> got = exes[0]->outputs(), want = interpret(traced, primals);
-    for (size_t i = 0; i < want.size(); ++i) {
-      Tensor g = got[i];
-      g.sizes = want[i].sizes;
-      report.checks.push_back({traced.value(traced.outputs()[i]).name, compareTensors(g, want[i]), closeForDType(got[i], want[i])});
-    }
-  } else {
-    const JointGraph& joint = p.joint();
-    std::vector<Tensor> jin = primals;
-    jin.insert(jin.end(), tangents.begin(), tangents.end());
-    std::vector<Tensor> want = interpret(joint.graph, jin);
-    fwdOut = exes[0]->outputs();
-    std::vector<Tensor> got(fwdOut.begin(), fwdOut.begin() + joint.numForwardOutputs);
+  const Graph& ref = train ? p.joint().graph : traced;
+  std::vector<Tensor> refIn = primals;
+  refIn.insert(refIn.end(), tangents.begin(), tangents.end());
+  std::vector<Tensor> want = interpret(ref, refIn);
+  std::vector<Tensor> got = exes[0]->outputs();
+  if (train) {
+    got.resize(p.joint().numForwardOutputs);
     std::vector<Tensor> grads = exes[1]->outputs();
     got.insert(got.end(), grads.begin(), grads.end());
-    for (size_t i = 0; i < want.size(); ++i) {
-      Tensor g = got[i];
-      g.sizes = want[i].sizes;
-      report.checks.push_back(
-          {joint.graph.value(joint.graph.outputs()[i]).name, compareTensors(g, want[i]), closeForDType(got[i], want[i])});
-    }
   }
+  for (size_t i = 0; i < want.size(); ++i) {
+    Tensor g = got[i];
+    g.sizes = want[i].sizes;
+    report.checks.push_back({ref.value(ref.outputs()[i]).name, compareTensors(g, want[i]), closeForDType(got[i], want[i])});
+  }
+}
+
+}  // namespace
+
+RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads) {
+  RunReport report;
+  ThreadPool pool(threads);
+  std::vector<std::unique_ptr<CpuExecutable>> exes;
+  for (size_t i = 0; i < p.cppModules().size(); ++i) {
+    auto compiled = compileCpuModule(p.cppModules()[i].source);
+    report.compileMs += compiled->compileMs;
+    report.fromCache = compiled->fromCache;
+    exes.push_back(std::make_unique<CpuExecutable>(p.loops()[i], p.schedules()[i], p.cppModules()[i], compiled, pool));
+    report.peakIntermediateBytes += p.schedules()[i].memory.peakIntermediateBytes;
+  }
+  measureAndCheck(p, exes, iters, seed, report);
+  return report;
+}
+
+RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed) {
+  std::string why;
+  if (!cudaDeviceAvailable(&why)) throw Error("--target cuda: " + why + " (the CUDA code is still generated and compiled: `fusebox dump MODEL --stage cuda`)");
+  RunReport report;
+  int cc = cudaComputeCapability();
+  std::vector<CudaModule> modules;
+  std::vector<std::unique_ptr<CudaExecutable>> exes;
+  modules.reserve(p.loops().size());
+  for (size_t i = 0; i < p.loops().size(); ++i) {
+    modules.push_back(generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); }));
+    auto compiled = compileCudaModule(modules.back().source, cc);
+    report.compileMs += compiled->compileMs;
+    report.fromCache = compiled->fromCache;
+    exes.push_back(std::make_unique<CudaExecutable>(p.loops()[i], p.schedules()[i], modules.back(), compiled));
+    report.peakIntermediateBytes += p.schedules()[i].memory.peakIntermediateBytes;
+  }
+  measureAndCheck(p, exes, iters, seed, report);
   return report;
 }
 

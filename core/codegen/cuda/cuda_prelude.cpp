@@ -1,0 +1,208 @@
+// Device helpers and extern kernels compiled with every generated CUDA module: the same fb_*
+// math names as the CPU prelude (so one expression emitter serves both printers), block
+// reductions with warp shuffles, and direct convolution / pooling / scatter-add kernels.
+#include "core/codegen/cuda/cuda_prelude.h"
+
+namespace fusebox {
+
+const char* cudaPrelude() {
+  return R"PRELUDE(// ---- Fusebox CUDA prelude -----------------------------------------------
+// The shared expression emitter writes infinities and NaNs as clang builtins.
+#define __builtin_inff() __int_as_float(0x7f800000)
+#define __builtin_inf() __longlong_as_double(0x7ff0000000000000ULL)
+#define __builtin_nanf(s) __int_as_float(0x7fffffff)
+#define __builtin_nan(s) __longlong_as_double(0x7ff8000000000000ULL)
+typedef long long fb_i64;
+typedef unsigned long long fb_u64;
+__device__ __forceinline__ float fb_exp(float x) { return expf(x); }
+__device__ __forceinline__ double fb_exp(double x) { return exp(x); }
+__device__ __forceinline__ float fb_log(float x) { return logf(x); }
+__device__ __forceinline__ double fb_log(double x) { return log(x); }
+__device__ __forceinline__ float fb_tanh(float x) { return tanhf(x); }
+__device__ __forceinline__ double fb_tanh(double x) { return tanh(x); }
+__device__ __forceinline__ float fb_erf(float x) { return erff(x); }
+__device__ __forceinline__ double fb_erf(double x) { return erf(x); }
+__device__ __forceinline__ float fb_pow(float x, float y) { return powf(x, y); }
+__device__ __forceinline__ double fb_pow(double x, double y) { return pow(x, y); }
+__device__ __forceinline__ float fb_sqrt(float x) { return sqrtf(x); }
+__device__ __forceinline__ double fb_sqrt(double x) { return sqrt(x); }
+__device__ __forceinline__ float fb_abs(float x) { return fabsf(x); }
+__device__ __forceinline__ double fb_abs(double x) { return fabs(x); }
+template <class T> __device__ __forceinline__ T fb_abs(T x) { return x < 0 ? -x : x; }
+template <class T> __device__ __forceinline__ T fb_max(T a, T b) { return (a != a || a > b) ? a : b; }
+template <class T> __device__ __forceinline__ T fb_min(T a, T b) { return (a != a || a < b) ? a : b; }
+__device__ __forceinline__ fb_u64 fb_splitmix(fb_u64 x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+__device__ __forceinline__ double fb_rand(fb_u64 seed, fb_u64 index) {
+  return (double)(fb_splitmix(fb_splitmix(seed) ^ index) >> 11) * 0x1.0p-53;
+}
+
+struct FbSum { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
+struct FbMax { template <class T> __device__ T operator()(T a, T b) const { return fb_max(a, b); } };
+struct FbMin { template <class T> __device__ T operator()(T a, T b) const { return fb_min(a, b); } };
+
+// Reduces v over the block (warp shuffles, then one warp over the warps' partials); every
+// thread returns the result. `scratch` holds 32 values of T.
+template <class T, class Op>
+__device__ T fb_block_reduce(T v, Op op, T identity, T* scratch) {
+  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
+  __syncthreads();
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  v = lane < warps ? scratch[lane] : identity;
+  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+// ---- extern kernels (one thread per output element) ----------------------------
+struct FbConv {
+  const float* x; const float* w; float* y;
+  fb_i64 N, C, H, W, O, KH, KW, OH, OW, groups, sh, sw, ph, pw, dh, dw;
+};
+extern "C" __global__ void fb_conv2d(FbConv c) {
+  fb_i64 total = c.N * c.O * c.OH * c.OW, cpg = c.C / c.groups, opg = c.O / c.groups;
+  for (fb_i64 i = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (fb_i64)gridDim.x * blockDim.x) {
+    fb_i64 ow = i % c.OW, oh = (i / c.OW) % c.OH, o = (i / (c.OW * c.OH)) % c.O, n = i / (c.OW * c.OH * c.O), g = o / opg;
+    float acc = 0.0f;
+    for (fb_i64 ci = 0; ci < cpg; ++ci)
+      for (fb_i64 kh = 0; kh < c.KH; ++kh) {
+        fb_i64 ih = oh * c.sh - c.ph + kh * c.dh;
+        if (ih < 0 || ih >= c.H) continue;
+        for (fb_i64 kw = 0; kw < c.KW; ++kw) {
+          fb_i64 iw = ow * c.sw - c.pw + kw * c.dw;
+          if (iw < 0 || iw >= c.W) continue;
+          acc += c.x[((n * c.C + g * cpg + ci) * c.H + ih) * c.W + iw] * c.w[((o * cpg + ci) * c.KH + kh) * c.KW + kw];
+        }
+      }
+    c.y[i] = acc;
+  }
+}
+// dx[n, cin, ih, iw] = sum over (o, kh, kw) whose tap lands on (ih, iw); x holds the output gradient.
+extern "C" __global__ void fb_conv2d_input_grad(FbConv c) {
+  fb_i64 total = c.N * c.C * c.H * c.W, cpg = c.C / c.groups, opg = c.O / c.groups;
+  for (fb_i64 i = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (fb_i64)gridDim.x * blockDim.x) {
+    fb_i64 iw = i % c.W, ih = (i / c.W) % c.H, cin = (i / (c.W * c.H)) % c.C, n = i / (c.W * c.H * c.C);
+    fb_i64 g = cin / cpg, ci = cin % cpg;
+    float acc = 0.0f;
+    for (fb_i64 oo = 0; oo < opg; ++oo)
+      for (fb_i64 kh = 0; kh < c.KH; ++kh) {
+        fb_i64 t = ih + c.ph - kh * c.dh;
+        if (t < 0 || t % c.sh) continue;
+        fb_i64 oh = t / c.sh;
+        if (oh >= c.OH) continue;
+        for (fb_i64 kw = 0; kw < c.KW; ++kw) {
+          fb_i64 u = iw + c.pw - kw * c.dw;
+          if (u < 0 || u % c.sw) continue;
+          fb_i64 ow = u / c.sw;
+          if (ow >= c.OW) continue;
+          fb_i64 o = g * opg + oo;
+          acc += c.x[((n * c.O + o) * c.OH + oh) * c.OW + ow] * c.w[((o * cpg + ci) * c.KH + kh) * c.KW + kw];
+        }
+      }
+    c.y[i] = acc;
+  }
+}
+// dw[o, ci, kh, kw]; x is the input, w holds the output gradient.
+extern "C" __global__ void fb_conv2d_weight_grad(FbConv c) {
+  fb_i64 cpg = c.C / c.groups, opg = c.O / c.groups, total = c.O * cpg * c.KH * c.KW;
+  for (fb_i64 i = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (fb_i64)gridDim.x * blockDim.x) {
+    fb_i64 kw = i % c.KW, kh = (i / c.KW) % c.KH, ci = (i / (c.KW * c.KH)) % cpg, o = i / (c.KW * c.KH * cpg), g = o / opg;
+    float acc = 0.0f;
+    for (fb_i64 n = 0; n < c.N; ++n)
+      for (fb_i64 oh = 0; oh < c.OH; ++oh) {
+        fb_i64 ih = oh * c.sh - c.ph + kh * c.dh;
+        if (ih < 0 || ih >= c.H) continue;
+        for (fb_i64 ow = 0; ow < c.OW; ++ow) {
+          fb_i64 iw = ow * c.sw - c.pw + kw * c.dw;
+          if (iw < 0 || iw >= c.W) continue;
+          acc += c.x[((n * c.C + g * cpg + ci) * c.H + ih) * c.W + iw] * c.w[((n * c.O + o) * c.OH + oh) * c.OW + ow];
+        }
+      }
+    c.y[i] = acc;
+  }
+}
+struct FbPool {
+  const float* x; const float* g; float* y;
+  fb_i64 planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw;
+  int mode;  // 0 max, 1 avg (count_include_pad), 2 adaptive avg; gradients: 10, 11, 12
+};
+__device__ void fb_pool_window(const FbPool& p, fb_i64 oh, fb_i64 ow, fb_i64& h0, fb_i64& h1, fb_i64& w0, fb_i64& w1, float& count) {
+  if (p.mode % 10 == 2) {
+    h0 = oh * p.H / p.OH; h1 = ((oh + 1) * p.H + p.OH - 1) / p.OH;
+    w0 = ow * p.W / p.OW; w1 = ((ow + 1) * p.W + p.OW - 1) / p.OW;
+    count = (float)((h1 - h0) * (w1 - w0));
+  } else {
+    h0 = oh * p.sh - p.ph; h1 = h0 + p.kh; w0 = ow * p.sw - p.pw; w1 = w0 + p.kw;
+    count = (float)(p.kh * p.kw);
+  }
+}
+extern "C" __global__ void fb_pool(FbPool p) {  // forward: one thread per output
+  fb_i64 total = p.planes * p.OH * p.OW;
+  for (fb_i64 i = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (fb_i64)gridDim.x * blockDim.x) {
+    fb_i64 ow = i % p.OW, oh = (i / p.OW) % p.OH, pl = i / (p.OW * p.OH);
+    fb_i64 h0, h1, w0, w1;
+    float count, acc = p.mode == 0 ? -__int_as_float(0x7f800000) : 0.0f;
+    fb_pool_window(p, oh, ow, h0, h1, w0, w1, count);
+    bool first = true;
+    for (fb_i64 a = h0; a < h1; ++a)
+      for (fb_i64 b = w0; b < w1; ++b) {
+        if (a < 0 || a >= p.H || b < 0 || b >= p.W) continue;
+        float v = p.x[(pl * p.H + a) * p.W + b];
+        if (p.mode == 0) { if (first || v > acc || v != v) acc = v; first = false; }
+        else acc += v;
+      }
+    p.y[i] = p.mode == 0 ? acc : acc / count;
+  }
+}
+extern "C" __global__ void fb_pool_grad(FbPool p) {  // gradient: one thread per input element
+  fb_i64 total = p.planes * p.H * p.W;
+  for (fb_i64 i = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (fb_i64)gridDim.x * blockDim.x) {
+    fb_i64 b = i % p.W, a = (i / p.W) % p.H, pl = i / (p.W * p.H);
+    float acc = 0.0f;
+    for (fb_i64 oh = 0; oh < p.OH; ++oh)
+      for (fb_i64 ow = 0; ow < p.OW; ++ow) {
+        fb_i64 h0, h1, w0, w1;
+        float count;
+        fb_pool_window(p, oh, ow, h0, h1, w0, w1, count);
+        if (a < h0 || a >= h1 || b < w0 || b >= w1) continue;
+        float gv = p.g[(pl * p.OH + oh) * p.OW + ow];
+        if (p.mode == 10) {  // the window's first maximum takes the gradient
+          fb_i64 best = -1;
+          float bv = 0.0f;
+          for (fb_i64 r = h0; r < h1; ++r)
+            for (fb_i64 s = w0; s < w1; ++s) {
+              if (r < 0 || r >= p.H || s < 0 || s >= p.W) continue;
+              float v = p.x[(pl * p.H + r) * p.W + s];
+              if (best < 0 || v > bv || v != v) { bv = v; best = r * p.W + s; }
+            }
+          if (best == a * p.W + b) acc += gv;
+        } else {
+          acc += gv / count;
+        }
+      }
+    p.y[i] = acc;
+  }
+}
+extern "C" __global__ void fb_index_add(const float* x, const fb_i64* index, const float* src, float* out, fb_i64 outer,
+                                        fb_i64 rows, fb_i64 n, fb_i64 inner) {
+  fb_i64 total = outer * rows * inner;
+  for (fb_i64 i = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (fb_i64)gridDim.x * blockDim.x) out[i] = x[i];
+}
+extern "C" __global__ void fb_index_add_scatter(const fb_i64* index, const float* src, float* out, fb_i64 outer, fb_i64 rows,
+                                                fb_i64 n, fb_i64 inner) {
+  fb_i64 total = outer * n * inner;
+  for (fb_i64 i = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (fb_i64)gridDim.x * blockDim.x) {
+    fb_i64 in = i % inner, j = (i / inner) % n, o = i / (inner * n);
+    atomicAdd(&out[(o * rows + index[j]) * inner + in], src[i]);
+  }
+}
+// ---- end of prelude -------------------------------------------------------------
+)PRELUDE";
+}
+
+}  // namespace fusebox

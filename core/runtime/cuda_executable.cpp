@@ -1,0 +1,351 @@
+#include "core/runtime/cuda_executable.h"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <map>
+
+#include "core/ir/error.h"
+
+namespace fusebox {
+
+namespace {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = void*;
+using CUmodule = void*;
+using CUfunction = void*;
+using CUevent = void*;
+using CUstream = void*;
+
+// The driver API and cuBLAS entry points Fusebox uses, resolved with dlopen.
+struct Cuda {
+  void* lib = nullptr;
+  void* blasLib = nullptr;
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDeviceGet)(CUdevice*, int);
+  CUresult (*cuDeviceGetAttribute)(int*, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext*, CUdevice);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuModuleLoadData)(CUmodule*, const void*);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*);
+  CUresult (*cuMemAlloc)(CUdeviceptr*, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t);
+  CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, size_t);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void**, void**);
+  CUresult (*cuEventCreate)(CUevent*, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent);
+  CUresult (*cuEventDestroy)(CUevent);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuGetErrorString)(CUresult, const char**);
+  // cuBLAS (v2 API)
+  int (*cublasCreate)(void**);
+  int (*cublasSgemm)(void*, int, int, int, int, int, const float*, const float*, int, const float*, int, const float*, float*, int);
+  int (*cublasSgemmStridedBatched)(void*, int, int, int, int, int, const float*, const float*, int, long long, const float*, int,
+                                   long long, const float*, float*, int, long long, int);
+  void* blas = nullptr;
+  CUcontext ctx = nullptr;
+  std::string error;  // why it is unavailable
+  bool ok = false;
+};
+
+template <class F>
+bool resolve(void* lib, const char* name, F& fn) {
+  fn = reinterpret_cast<F>(dlsym(lib, name));
+  return fn != nullptr;
+}
+
+Cuda& cuda() {
+  static Cuda c = [] {
+    Cuda c{};
+    c.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!c.lib) {
+      c.error = "no CUDA driver (libcuda.so.1 not found)";
+      return c;
+    }
+    bool ok = resolve(c.lib, "cuInit", c.cuInit) && resolve(c.lib, "cuDeviceGet", c.cuDeviceGet) &&
+              resolve(c.lib, "cuDeviceGetAttribute", c.cuDeviceGetAttribute) &&
+              resolve(c.lib, "cuDevicePrimaryCtxRetain", c.cuDevicePrimaryCtxRetain) &&
+              resolve(c.lib, "cuCtxSetCurrent", c.cuCtxSetCurrent) && resolve(c.lib, "cuModuleLoadData", c.cuModuleLoadData) &&
+              resolve(c.lib, "cuModuleUnload", c.cuModuleUnload) && resolve(c.lib, "cuModuleGetFunction", c.cuModuleGetFunction) &&
+              resolve(c.lib, "cuMemAlloc_v2", c.cuMemAlloc) && resolve(c.lib, "cuMemFree_v2", c.cuMemFree) &&
+              resolve(c.lib, "cuMemcpyHtoD_v2", c.cuMemcpyHtoD) && resolve(c.lib, "cuMemcpyDtoH_v2", c.cuMemcpyDtoH) &&
+              resolve(c.lib, "cuLaunchKernel", c.cuLaunchKernel) && resolve(c.lib, "cuEventCreate", c.cuEventCreate) &&
+              resolve(c.lib, "cuEventRecord", c.cuEventRecord) && resolve(c.lib, "cuEventSynchronize", c.cuEventSynchronize) &&
+              resolve(c.lib, "cuEventElapsedTime", c.cuEventElapsedTime) && resolve(c.lib, "cuEventDestroy_v2", c.cuEventDestroy) &&
+              resolve(c.lib, "cuCtxSynchronize", c.cuCtxSynchronize) && resolve(c.lib, "cuGetErrorString", c.cuGetErrorString);
+    if (!ok) {
+      c.error = "the CUDA driver lacks an entry point Fusebox needs";
+      return c;
+    }
+    if (c.cuInit(0) != 0) {
+      c.error = "cuInit failed: no usable GPU";
+      return c;
+    }
+    CUdevice dev;
+    if (c.cuDeviceGet(&dev, 0) != 0 || c.cuDevicePrimaryCtxRetain(&c.ctx, dev) != 0) {
+      c.error = "no CUDA device 0";
+      return c;
+    }
+    for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so", "/usr/local/cuda/lib64/libcublas.so"})
+      if ((c.blasLib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+    if (!c.blasLib || !resolve(c.blasLib, "cublasCreate_v2", c.cublasCreate) || !resolve(c.blasLib, "cublasSgemm_v2", c.cublasSgemm) ||
+        !resolve(c.blasLib, "cublasSgemmStridedBatched", c.cublasSgemmStridedBatched)) {
+      c.error = "cuBLAS not found (libcublas.so)";
+      return c;
+    }
+    c.cuCtxSetCurrent(c.ctx);
+    if (c.cublasCreate(&c.blas) != 0) {
+      c.error = "cublasCreate failed";
+      return c;
+    }
+    c.ok = true;
+    return c;
+  }();
+  if (c.ok) c.cuCtxSetCurrent(c.ctx);
+  return c;
+}
+
+void check(CUresult r, const std::string& what) {
+  if (r == 0) return;
+  const char* msg = "unknown error";
+  cuda().cuGetErrorString(r, &msg);
+  throw Error("CUDA: " + what + " failed: " + msg + " (" + std::to_string(r) + ")");
+}
+
+int64_t storageBytes(const Buffer& b) { return std::max<int64_t>(b.bytes(), 4); }
+
+}  // namespace
+
+bool cudaDeviceAvailable(std::string* why) {
+  Cuda& c = cuda();
+  if (why) *why = c.error;
+  return c.ok;
+}
+
+int cudaComputeCapability() {
+  Cuda& c = cuda();
+  if (!c.ok) return 0;
+  CUdevice dev;
+  int major = 0, minor = 0;
+  c.cuDeviceGet(&dev, 0);
+  c.cuDeviceGetAttribute(&major, 75, dev);  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+  c.cuDeviceGetAttribute(&minor, 76, dev);
+  return major * 10 + minor;
+}
+
+struct CudaExecutable::Impl {
+  const LoopProgram& program;
+  const CudaModule& module;
+  CUmodule mod = nullptr;
+  std::vector<CUdeviceptr> owned;
+  std::vector<CUdeviceptr> table;  // device pointer of every buffer slot
+  CUdeviceptr deviceTable = 0;
+  std::map<std::string, size_t> slot;
+  std::map<std::string, CUfunction> functions;
+  std::vector<std::pair<CUevent, CUevent>> events;
+  bool tableDirty = true;
+};
+
+CudaExecutable::CudaExecutable(const LoopProgram& program, const Schedule& schedule, const CudaModule& module,
+                               std::shared_ptr<const CompiledCudaModule> compiled)
+    : impl_(new Impl{program, module}) {
+  std::string why;
+  if (!cudaDeviceAvailable(&why)) throw Error("CUDA target unavailable: " + why);
+  Cuda& c = cuda();
+  Impl& m = *impl_;
+  check(c.cuModuleLoadData(&m.mod, compiled->ptx.c_str()), "cuModuleLoadData");
+  for (const std::string& e : module.entryPoints) {
+    CUfunction f;
+    check(c.cuModuleGetFunction(&f, m.mod, e.c_str()), "cuModuleGetFunction(" + e + ")");
+    m.functions[e] = f;
+  }
+  std::map<std::string, std::string> reuses(schedule.memory.reuse.begin(), schedule.memory.reuse.end());
+  std::map<std::string, CUdeviceptr> ptr;
+  for (const std::string& name : module.bufferOrder) {
+    std::string owner = name;
+    while (reuses.count(owner)) owner = reuses.at(owner);
+    if (owner != name && ptr.count(owner)) {
+      ptr[name] = ptr[owner];
+      continue;
+    }
+    CUdeviceptr d;
+    check(c.cuMemAlloc(&d, static_cast<size_t>(storageBytes(program.buffer(name)))), "cuMemAlloc(" + name + ")");
+    m.owned.push_back(d);
+    ptr[name] = d;
+  }
+  for (size_t i = 0; i < module.bufferOrder.size(); ++i) {
+    m.table.push_back(ptr[module.bufferOrder[i]]);
+    m.slot[module.bufferOrder[i]] = i;
+  }
+  check(c.cuMemAlloc(&m.deviceTable, m.table.size() * sizeof(CUdeviceptr)), "cuMemAlloc(buffer table)");
+  for (const Kernel& k : schedule.kernels) {
+    profile_.push_back({k.name, 0, 0, k.bytesRead + k.bytesWritten});
+    CUevent a, b;
+    check(c.cuEventCreate(&a, 0), "cuEventCreate");
+    check(c.cuEventCreate(&b, 0), "cuEventCreate");
+    m.events.emplace_back(a, b);
+  }
+}
+
+CudaExecutable::~CudaExecutable() {
+  Cuda& c = cuda();
+  if (!c.ok) return;
+  for (auto& [a, b] : impl_->events) c.cuEventDestroy(a), c.cuEventDestroy(b);
+  for (CUdeviceptr d : impl_->owned) c.cuMemFree(d);
+  if (impl_->deviceTable) c.cuMemFree(impl_->deviceTable);
+  if (impl_->mod) c.cuModuleUnload(impl_->mod);
+}
+
+void CudaExecutable::resetProfile() {
+  for (KernelProfile& p : profile_) p.totalMs = 0, p.calls = 0;
+}
+
+static std::vector<unsigned char> toBytes(const Tensor& t, const Buffer& b) {
+  std::vector<unsigned char> out(static_cast<size_t>(storageBytes(b)));
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    switch (b.dtype) {
+      case DType::F32: reinterpret_cast<float*>(out.data())[i] = static_cast<float>(t.data[i]); break;
+      case DType::F64: reinterpret_cast<double*>(out.data())[i] = t.data[i]; break;
+      case DType::I64: reinterpret_cast<int64_t*>(out.data())[i] = static_cast<int64_t>(t.data[i]); break;
+      case DType::I32: reinterpret_cast<int32_t*>(out.data())[i] = static_cast<int32_t>(t.data[i]); break;
+      case DType::Bool: reinterpret_cast<bool*>(out.data())[i] = t.data[i] != 0; break;
+      default: throw Error("CUDA runtime: unsupported dtype " + std::string(dtypeName(b.dtype)));
+    }
+  }
+  return out;
+}
+
+void CudaExecutable::setInput(size_t index, const Tensor& t) {
+  Impl& m = *impl_;
+  const Buffer& b = m.program.buffer(m.program.inputs.at(index));
+  if (t.numel() != b.layout.numel() || t.dtype != b.dtype) throw Error("CUDA runtime: input '" + b.name + "' has the wrong size or dtype");
+  std::vector<unsigned char> bytes = toBytes(t, b);
+  check(cuda().cuMemcpyHtoD(m.table[m.slot.at(b.name)], bytes.data(), static_cast<size_t>(b.bytes())), "cuMemcpyHtoD(" + b.name + ")");
+}
+
+void CudaExecutable::setInputs(const std::vector<Tensor>& inputs) {
+  if (inputs.size() != impl_->program.inputs.size()) throw Error("CUDA runtime: wrong number of inputs");
+  for (size_t i = 0; i < inputs.size(); ++i) setInput(i, inputs[i]);
+}
+
+void CudaExecutable::linkInput(size_t index, const CudaExecutable& from, size_t outputIndex) {
+  Impl& m = *impl_;
+  const Impl& f = *from.impl_;
+  const std::string& dst = m.program.inputs.at(index);
+  const std::string& src = f.program.outputs.at(outputIndex);
+  if (m.program.buffer(dst).bytes() != f.program.buffer(src).bytes()) throw Error("CUDA runtime: cannot link '" + src + "' to '" + dst + "'");
+  m.table[m.slot.at(dst)] = f.table[f.slot.at(src)];
+  m.tableDirty = true;
+}
+
+void CudaExecutable::run() {
+  Cuda& c = cuda();
+  Impl& m = *impl_;
+  if (m.tableDirty) {
+    check(c.cuMemcpyHtoD(m.deviceTable, m.table.data(), m.table.size() * sizeof(CUdeviceptr)), "cuMemcpyHtoD(buffer table)");
+    m.tableDirty = false;
+  }
+  for (const CudaLaunch& l : m.module.launches) {
+    auto [start, stop] = m.events[l.kernel];
+    check(c.cuEventRecord(start, nullptr), "cuEventRecord");
+    auto launch = [&](const std::string& fn, int64_t grid, int64_t block, void** args) {
+      check(c.cuLaunchKernel(m.functions.at(fn), static_cast<unsigned>(grid), 1, 1, static_cast<unsigned>(block), 1, 1, 0, nullptr, args,
+                             nullptr),
+            "cuLaunchKernel(" + fn + ")");
+    };
+    switch (l.kind) {
+      case CudaLaunch::Kind::Generated: {
+        void* args[] = {&m.deviceTable};
+        launch(l.name, l.grid, l.block, args);
+        break;
+      }
+      case CudaLaunch::Kind::Matmul: {
+        // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands.
+        const float one = 1.0f, zero = 0.0f;
+        int opA = l.transB ? 1 : 0, opB = l.transA ? 1 : 0;  // CUBLAS_OP_N = 0, CUBLAS_OP_T = 1
+        int ldb = static_cast<int>(l.transB ? l.k : l.m), lda = static_cast<int>(l.transA ? l.n : l.k);
+        const float* A = reinterpret_cast<const float*>(m.table[l.a]);
+        const float* B = reinterpret_cast<const float*>(m.table[l.b]);
+        float* C = reinterpret_cast<float*>(m.table[l.c]);
+        int status = l.batch == 1
+                         ? c.cublasSgemm(c.blas, opA, opB, static_cast<int>(l.m), static_cast<int>(l.n), static_cast<int>(l.k), &one, B, ldb,
+                                         A, lda, &zero, C, static_cast<int>(l.m))
+                         : c.cublasSgemmStridedBatched(c.blas, opA, opB, static_cast<int>(l.m), static_cast<int>(l.n), static_cast<int>(l.k),
+                                                       &one, B, ldb, l.k * l.m, A, lda, l.n * l.k, &zero, C, static_cast<int>(l.m),
+                                                       l.n * l.m, static_cast<int>(l.batch));
+        if (status != 0) throw Error("cuBLAS: sgemm failed with status " + std::to_string(status));
+        break;
+      }
+      case CudaLaunch::Kind::Conv: {
+        struct {
+          CUdeviceptr x, w, y;
+          int64_t f[16];
+        } p{m.table[l.a], m.table[l.b], m.table[l.c], {}};
+        std::memcpy(p.f, l.ints.data(), sizeof p.f);
+        void* args[] = {&p};
+        launch(l.name, l.grid, 256, args);
+        break;
+      }
+      case CudaLaunch::Kind::Pool: {
+        struct {
+          CUdeviceptr x, g, y;
+          int64_t f[11];
+          int mode;
+        } p{l.a >= 0 ? m.table[l.a] : 0, l.b >= 0 ? m.table[l.b] : 0, m.table[l.c], {}, l.mode};
+        std::memcpy(p.f, l.ints.data(), sizeof p.f);
+        void* args[] = {&p};
+        launch(l.name, l.grid, 256, args);
+        break;
+      }
+      case CudaLaunch::Kind::IndexAdd: {
+        CUdeviceptr x = m.table[l.a], idx = m.table[l.b], src = m.table[l.extra], out = m.table[l.c];
+        int64_t outer = l.ints[0], rows = l.ints[1], n = l.ints[2], inner = l.ints[3];
+        void* copyArgs[] = {&x, &idx, &src, &out, &outer, &rows, &n, &inner};
+        launch("fb_index_add", l.grid, 256, copyArgs);
+        void* scatterArgs[] = {&idx, &src, &out, &outer, &rows, &n, &inner};
+        launch("fb_index_add_scatter", std::min<int64_t>((outer * n * inner + 255) / 256, 1 << 20), 256, scatterArgs);
+        break;
+      }
+    }
+    check(c.cuEventRecord(stop, nullptr), "cuEventRecord");
+  }
+  check(c.cuCtxSynchronize(), "kernel execution");
+  for (const CudaLaunch& l : m.module.launches) {
+    float ms = 0;
+    check(c.cuEventElapsedTime(&ms, m.events[l.kernel].first, m.events[l.kernel].second), "cuEventElapsedTime");
+    profile_[l.kernel].totalMs += ms;
+    ++profile_[l.kernel].calls;
+  }
+}
+
+std::vector<Tensor> CudaExecutable::outputs() const {
+  const Impl& m = *impl_;
+  std::vector<Tensor> out;
+  for (const std::string& name : m.program.outputs) {
+    const Buffer& b = m.program.buffer(name);
+    std::vector<unsigned char> bytes(static_cast<size_t>(storageBytes(b)));
+    check(cuda().cuMemcpyDtoH(bytes.data(), m.table[m.slot.at(name)], static_cast<size_t>(b.bytes())), "cuMemcpyDtoH(" + name + ")");
+    Tensor t(b.dtype, b.layout.sizes);
+    for (size_t i = 0; i < t.data.size(); ++i) {
+      switch (b.dtype) {
+        case DType::F32: t.data[i] = reinterpret_cast<const float*>(bytes.data())[i]; break;
+        case DType::F64: t.data[i] = reinterpret_cast<const double*>(bytes.data())[i]; break;
+        case DType::I64: t.data[i] = static_cast<double>(reinterpret_cast<const int64_t*>(bytes.data())[i]); break;
+        case DType::I32: t.data[i] = reinterpret_cast<const int32_t*>(bytes.data())[i]; break;
+        case DType::Bool: t.data[i] = reinterpret_cast<const bool*>(bytes.data())[i]; break;
+        default: break;
+      }
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace fusebox
