@@ -45,7 +45,7 @@ TEST_P(CudaBackend, RunsLikeTheInterpreterOnTheGpu) {
 
 INSTANTIATE_TEST_SUITE_P(Zoo, CudaBackend,
                          ::testing::Combine(::testing::Values("mlp", "lenet", "resnet_block", "layernorm_gelu", "gpt2_block",
-                                                              "softmax_xent"),
+                                                              "softmax_xent", "mlp_gelu_ln", "xent_logits"),
                                             ::testing::Bool()),
                          [](const auto& info) { return std::get<0>(info.param) + (std::get<1>(info.param) ? "_train" : "_infer"); });
 

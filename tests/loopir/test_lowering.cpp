@@ -45,6 +45,7 @@ TEST_P(ModelLowering, InferenceAndTraining) {
   TraceOptions small{{}, false};
   if (GetParam() == "gpt2_block") small.dims = {{"B", 1}, {"T", 8}};
   if (GetParam() == "layernorm_gelu") small.dims = {{"N", 8}, {"C", 128}};
+  if (GetParam() == "mlp_gelu_ln" || GetParam() == "xent_logits") small.dims = {{"N", 4}};
   Graph g = trace(loadModel(GetParam()), small);
   expectLoopsMatchGraph(decompose(g), makeInputs(g, 1), 1e-4, GetParam() + " inference");
   JointGraph joint = buildJointGraph(g, {});
@@ -60,7 +61,8 @@ TEST_P(ModelLowering, InferenceAndTraining) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ModelLowering,
-                         ::testing::Values("mlp", "lenet", "resnet_block", "layernorm_gelu", "gpt2_block", "softmax_xent"));
+                         ::testing::Values("mlp", "lenet", "resnet_block", "layernorm_gelu", "gpt2_block", "softmax_xent", "mlp_gelu_ln",
+                                           "xent_logits"));
 
 TEST(Lowering, ViewsAreIndexArithmeticAndPointwiseInlines) {
   Graph g = decompose(test::traceSource(R"(
