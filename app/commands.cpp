@@ -105,7 +105,8 @@ const char* kRunHelp =
     "  --iters N         iterations to time (default 1)\n"
     "  --seed S          seed of the random inputs (default 0)\n"
     "  --threads T       worker threads for the cpu target (default: one per hardware thread)\n"
-    "  --no-fusion       one kernel per loop-IR node (to compare fusion decisions)\n";
+    "  --no-fusion       one kernel per loop-IR node (to compare fusion decisions)\n"
+    "  --no-check        skip the comparison with the interpreter (large benchmark shapes)\n";
 
 bool wantsHelp(const std::vector<std::string>& args) {
   for (const std::string& a : args)
@@ -284,8 +285,9 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
   config.schedule.fusion = !a.flag("--no-fusion");
   Pipeline p(loadModel(model), config);
   p.runAll();
-  RunReport r = target == "cuda" ? runOnCuda(p, iters, static_cast<uint64_t>(seed))
-                                 : runOnCpu(p, iters, static_cast<uint64_t>(seed), static_cast<unsigned>(threads));
+  bool check = !a.flag("--no-check");
+  RunReport r = target == "cuda" ? runOnCuda(p, iters, static_cast<uint64_t>(seed), check)
+                                 : runOnCpu(p, iters, static_cast<uint64_t>(seed), static_cast<unsigned>(threads), check);
   double pipelineMs = 0;
   for (const StageTiming& t : p.timings()) pipelineMs += t.ms;
   std::printf("model %s (%s) on %s: pipeline %.2f ms, compile %.1f ms%s, %d iteration%s\n", p.traced().name.c_str(),
@@ -313,7 +315,7 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
 
 int runCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kRunHelp, 0;
-  Args a(argv, {"--target", "--iters", "--seed", "--dim", "--threads"}, {"--train", "--no-fusion"});
+  Args a(argv, {"--target", "--iters", "--seed", "--dim", "--threads"}, {"--train", "--no-fusion", "--no-check"});
   std::string model = modelArg(a, "run");
   std::string target = a.valueOr("--target", "interp");
   if (target != "interp" && target != "cpu") throw UsageError("--target must be interp, cpu or cuda, got '" + target + "'");
