@@ -1,12 +1,24 @@
 # Optional dependencies. Each FUSEBOX_WITH_* option defaults to ON when its
 # dependency is found, and the configure log says clearly what is missing.
 
-find_package(Qt6 QUIET COMPONENTS Widgets Svg Charts)
-find_package(LLVM 16 QUIET CONFIG)
-find_package(Clang QUIET CONFIG HINTS "${LLVM_DIR}/../clang" /usr/lib/llvm-16/lib/cmake/clang)
-find_package(CUDAToolkit QUIET)
-find_library(OPENBLAS_LIBRARY NAMES openblas)
-find_path(OPENBLAS_INCLUDE_DIR NAMES cblas.h PATH_SUFFIXES openblas)
+# A dependency switched off on the command line is not even looked for (a partial install of it,
+# such as clang's CMake files without LLVM's, must not break the configure).
+if(NOT DEFINED FUSEBOX_WITH_GUI OR FUSEBOX_WITH_GUI)
+  find_package(Qt6 QUIET COMPONENTS Widgets Svg Charts)
+endif()
+if(NOT DEFINED FUSEBOX_WITH_LLVM OR FUSEBOX_WITH_LLVM)
+  find_package(LLVM 16 QUIET CONFIG)
+  if(LLVM_FOUND)
+    find_package(Clang QUIET CONFIG HINTS "${LLVM_DIR}/../clang" /usr/lib/llvm-16/lib/cmake/clang)
+  endif()
+endif()
+if(NOT DEFINED FUSEBOX_WITH_CUDA OR FUSEBOX_WITH_CUDA)
+  find_package(CUDAToolkit QUIET)
+endif()
+if(NOT DEFINED FUSEBOX_WITH_OPENBLAS OR FUSEBOX_WITH_OPENBLAS)
+  find_library(OPENBLAS_LIBRARY NAMES openblas)
+  find_path(OPENBLAS_INCLUDE_DIR NAMES cblas.h PATH_SUFFIXES openblas)
+endif()
 
 set(_gui_default OFF)
 if(Qt6_FOUND)
