@@ -123,8 +123,8 @@ std::string usage() {
          "  ops [--prims]                       list the torch-level ops or the prim set\n"
          "  dump MODEL --stage STAGE [--format text|dot|json]\n"
          "                                      print a stage's graph (stages: " + stageList() + ")\n"
-         "  run MODEL --target interp [--iters N]\n"
-         "                                      run a model and check it against the float64 reference\n\n"
+         "  run MODEL --target interp|cpu|cuda [--train] [--iters N]\n"
+         "                                      run a model (interpreter, compiled CPU or GPU code) and check its numerics\n\n"
          "Options: --help (also after a command), --version\n";
 }
 
@@ -318,7 +318,7 @@ int runCommand(const std::vector<std::string>& argv) {
   Args a(argv, {"--target", "--iters", "--seed", "--dim", "--threads"}, {"--train", "--no-fusion", "--no-check"});
   std::string model = modelArg(a, "run");
   std::string target = a.valueOr("--target", "interp");
-  if (target != "interp" && target != "cpu") throw UsageError("--target must be interp, cpu or cuda, got '" + target + "'");
+  if (target != "interp" && target != "cpu" && target != "cuda") throw UsageError("--target must be interp, cpu or cuda, got '" + target + "'");
   int iters = a.intValue("--iters", 1, 1, 1000000);
   int seed = a.intValue("--seed", 0, 0, 1 << 30);
   int threads = a.intValue("--threads", 0, 0, 1024);
