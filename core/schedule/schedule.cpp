@@ -173,6 +173,11 @@ private:
     Grid g;
     std::string why;
     if (!gridOf(merged, g, why) || !aligned(merged, g, why)) return why;
+    if (g.K > 1 && g.M < cfg_.minRowsToAbsorbPointwise)
+      for (int id : merged)
+        if (p_.nodes[id].kind == LoopNode::Kind::Pointwise && !g.row.at(id) && p_.nodes[id].numel() >= (1 << 16))
+          return "would serialize: a " + std::to_string(g.M) + "-row grid cannot absorb " + std::to_string(p_.nodes[id].numel()) +
+                 " pointwise elements";
     return "";
   }
 

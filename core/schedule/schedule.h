@@ -21,6 +21,9 @@ struct ScheduleConfig {
   bool fusion = true;          // off: one kernel per node (the baseline to compare against)
   bool horizontal = true;      // siblings that read the same buffer
   int maxNodesPerKernel = 32;  // kernel size limit
+  // A grid with fewer rows than this runs on few threads (CPU) or blocks (GPU): large pointwise
+  // work (64K elements or more) is not fused into it, so it keeps its own parallel kernel.
+  int64_t minRowsToAbsorbPointwise = 64;
 };
 
 struct FusionDecision {

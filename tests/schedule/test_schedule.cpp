@@ -86,6 +86,17 @@ TEST(Schedule, SoftmaxRowsFuseIntoOneKernel) {
   EXPECT_EQ(s.kernels[0].segments.size(), 3u);  // max, sum of exp, normalize
 }
 
+TEST(Schedule, LargePointwiseWorkIsNotSerializedIntoAFewRowReduction) {
+  // mean over everything (one row) next to a 256K-element pointwise: fusing would put all of
+  // it on one block / thread.
+  Schedule s = schedule(loopsOfSource(R"(
+model t(x: f32[512, 512]) {
+  e = exp(x)
+  return e * 2.0, mean(e)
+})"));
+  EXPECT_TRUE(anyDecision(s, false, "would serialize")) << s.str();
+}
+
 TEST(Schedule, KernelSizeLimitIsRespected) {
   ScheduleConfig tiny;
   tiny.maxNodesPerKernel = 2;
