@@ -255,15 +255,15 @@ void CudaExecutable::run() {
   for (const CudaLaunch& l : m.module.launches) {
     auto [start, stop] = m.events[l.kernel];
     check(c.cuEventRecord(start, nullptr), "cuEventRecord");
-    auto launch = [&](const std::string& fn, int64_t grid, int64_t block, void** args) {
-      check(c.cuLaunchKernel(m.functions.at(fn), static_cast<unsigned>(grid), 1, 1, static_cast<unsigned>(block), 1, 1, 0, nullptr, args,
-                             nullptr),
+    auto launch = [&](const std::string& fn, int64_t grid, int64_t block, void** args, int64_t blockY = 1) {
+      check(c.cuLaunchKernel(m.functions.at(fn), static_cast<unsigned>(grid), 1, 1, static_cast<unsigned>(block),
+                             static_cast<unsigned>(blockY), 1, 0, nullptr, args, nullptr),
             "cuLaunchKernel(" + fn + ")");
     };
     switch (l.kind) {
       case CudaLaunch::Kind::Generated: {
         void* args[] = {&m.deviceTable};
-        launch(l.name, l.grid, l.block, args);
+        launch(l.name, l.grid, l.block, args, l.blockY);
         break;
       }
       case CudaLaunch::Kind::Matmul: {

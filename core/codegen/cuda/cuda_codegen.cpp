@@ -101,12 +101,13 @@ private:
     bool hasReduction = std::any_of(k.items.begin(), k.items.end(),
                                     [&](const KernelItem& it) { return p_.nodes[it.node].kind == LoopNode::Kind::Reduction; });
     bool column = hasReduction && prefersColumnLoop(p_, k, M, K);
-    if (!hasReduction || column) {
+    if (column) return columnKernel(k, l, M, K);
+    if (!hasReduction) {
       // One thread per point (pointwise) or per row (column reductions), grid-stride.
-      int64_t total = hasReduction ? M : M * K;
+      int64_t total = M * K;
       l.block = 256;
       l.grid = std::min<int64_t>((total + 255) / 256, 1 << 20);
-      header(os, k, hasReduction ? "a thread per row, looping over the reduced dim" : "a thread per element");
+      header(os, k, "a thread per element");
       os << "extern \"C\" __global__ void __launch_bounds__(256) " << k.name << "(void* const* __restrict__ bufs) {\n" << pointerDecls(k);
       body << "  for (fb_i64 i = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; i < " << total
            << "; i += (fb_i64)gridDim.x * blockDim.x) {\n";
@@ -202,6 +203,55 @@ private:
       }
     }
     body << "    __syncthreads();\n  }\n}\n";
+    os << body.str();
+    return os.str();
+  }
+
+  // Column reductions: a block covers 32 consecutive rows m (threadIdx.x, coalesced loads) and
+  // splits the reduced dim over 32 lanes of threadIdx.y, combined through shared memory.
+  std::string columnKernel(const Kernel& k, CudaLaunch& l, int64_t M, int64_t K) {
+    const int tile = 32, slices = 32;
+    l.block = tile;
+    l.blockY = slices;
+    l.grid = std::min<int64_t>((M + tile - 1) / tile, 1 << 20);
+    std::ostringstream os, body;
+    KernelEmitter em(body);
+    header(os, k, "32 rows per block, the reduced dim split over 32 thread rows");
+    os << "extern \"C\" __global__ void __launch_bounds__(1024) " << k.name << "(void* const* __restrict__ bufs) {\n" << pointerDecls(k);
+    std::vector<const LoopNode*> reductions;
+    for (const KernelItem& it : k.items)
+      if (p_.nodes[it.node].kind == LoopNode::Kind::Reduction) reductions.push_back(&p_.nodes[it.node]);
+    for (const LoopNode* r : reductions)
+      os << "  __shared__ " << ctype(p_.buffer(r->output).dtype) << " part_" << cName(r->output) << "[" << slices << "][" << tile + 1 << "];\n";
+    body << "  for (fb_i64 t = blockIdx.x; t * " << tile << " < " << M << "; t += gridDim.x) {\n"
+         << "    const fb_i64 m = t * " << tile << " + threadIdx.x;\n";
+    for (const LoopNode* r : reductions)
+      body << "    " << ctype(p_.buffer(r->output).dtype) << " acc_" << cName(r->output) << " = " << reduceInit(*r, p_.buffer(r->output).dtype)
+           << ";\n";
+    body << "    if (m < " << M << ") {\n      for (fb_i64 k = threadIdx.y; k < " << K << "; k += " << slices << ") {\n";
+    for (const KernelItem& it : k.items) {
+      const LoopNode& n = p_.nodes[it.node];
+      auto vars = kernelVarMap(n, false, M, K);
+      body << "        // " << origin(n) << "\n";
+      std::string v = em.emit(withCNames(n.body), vars, "        ");
+      if (n.kind == LoopNode::Kind::Reduction) {
+        body << "        " << reduceCombine(n, "acc_" + cName(n.output), v) << ";\n";
+      } else {
+        if (isStored(k, n.output)) body << "        " << cName(n.output) << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
+        em.publish(cName(n.output), v, true);
+      }
+    }
+    body << "      }\n    }\n";
+    for (const LoopNode* r : reductions) {
+      std::string part = "part_" + cName(r->output), acc = "acc_" + cName(r->output);
+      body << "    " << part << "[threadIdx.y][threadIdx.x] = " << acc << ";\n    __syncthreads();\n"
+           << "    if (threadIdx.y == 0 && m < " << M << ") {\n"
+           << "      for (int s = 1; s < " << slices << "; ++s) " << reduceCombine(*r, acc, part + "[s][threadIdx.x]") << ";\n";
+      if (isStored(k, r->output))
+        body << "      " << cName(r->output) << "[" << storeIndexOf(*r).substitute(kernelVarMap(*r, true, M, K)).str() << "] = " << acc << ";\n";
+      body << "    }\n    __syncthreads();\n";
+    }
+    body << "  }\n}\n";
     os << body.str();
     return os.str();
   }
