@@ -263,7 +263,8 @@ void CudaExecutable::run() {
     switch (l.kind) {
       case CudaLaunch::Kind::Generated: {
         void* args[] = {&m.deviceTable};
-        launch(l.name, l.grid, l.block, args, l.blockY);
+        if (l.steps.empty()) launch(l.name, l.grid, l.block, args, l.blockY);
+        for (const CudaStep& st : l.steps) launch(st.name, st.grid, st.block, args);
         break;
       }
       case CudaLaunch::Kind::Matmul: {

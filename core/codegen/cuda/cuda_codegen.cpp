@@ -148,6 +148,7 @@ private:
       os << body.str();
       return os.str();
     }
+    if (M < 64 && K >= (1 << 16) && splittable(k)) return splitKernel(k, l, M, K);
     // Row reductions: a block per row.
     l.block = std::min<int64_t>(1024, std::max<int64_t>(32, pow2AtLeast((K + 3) / 4)));
     l.grid = std::min<int64_t>(M, 1 << 20);
@@ -204,6 +205,91 @@ private:
     }
     body << "    __syncthreads();\n  }\n}\n";
     os << body.str();
+    return os.str();
+  }
+
+  // A few very long rows (a loss summed over everything): one row per block would leave the GPU
+  // idle, so each row is split over many blocks that add their partial sums atomically, and the
+  // per-row items that follow run in a second launch. Only sums of values kept in registers.
+  bool splittable(const Kernel& k) {
+    if (k.segments.empty() || k.items[k.segments[0][0]].row) return false;
+    for (size_t si = 0; si < k.segments.size(); ++si)
+      for (int i : k.segments[si]) {
+        const LoopNode& n = p_.nodes[k.items[i].node];
+        if (si == 0) {
+          if (n.kind == LoopNode::Kind::Reduction && n.reduceOp != "sum") return false;
+          if (n.kind == LoopNode::Kind::Pointwise && isStored(k, n.output)) return false;
+        } else if (!k.items[i].row) {
+          return false;
+        }
+      }
+    return true;
+  }
+
+  std::string splitKernel(const Kernel& k, CudaLaunch& l, int64_t M, int64_t K) {
+    const int64_t block = 256, splits = std::min<int64_t>(1024, (K + block * 16 - 1) / (block * 16));
+    const int64_t chunk = (K + splits - 1) / splits;
+    std::vector<const LoopNode*> reductions;
+    for (int i : k.segments[0])
+      if (p_.nodes[k.items[i].node].kind == LoopNode::Kind::Reduction) reductions.push_back(&p_.nodes[k.items[i].node]);
+    std::ostringstream os, body;
+    KernelEmitter em(body);
+    header(os, k, "each row split over blocks, atomic partial sums, then a per-row launch");
+    // 1: zero the accumulators
+    os << "extern \"C\" __global__ void " << k.name << "_zero(void* const* __restrict__ bufs) {\n";
+    for (const LoopNode* r : reductions)
+      os << "  for (fb_i64 m = threadIdx.x; m < " << M << "; m += blockDim.x) ((" << ctype(p_.buffer(r->output).dtype) << "*)bufs["
+         << slot_.at(r->output) << "])[m] = 0;\n";
+    os << "}\n";
+    // 2: partial sums
+    os << "extern \"C\" __global__ void __launch_bounds__(256) " << k.name << "_partial(void* const* __restrict__ bufs) {\n"
+       << pointerDecls(k);
+    for (const LoopNode* r : reductions)
+      os << "  " << ctype(p_.buffer(r->output).dtype) << "* __restrict__ " << cName(r->output) << "_acc = (" << ctype(p_.buffer(r->output).dtype)
+         << "*)bufs[" << slot_.at(r->output) << "];\n";
+    os << "  __shared__ double fb_scratch[32];\n";
+    body << "  const fb_i64 m = blockIdx.x / " << splits << ", k0 = (blockIdx.x % " << splits << ") * " << chunk << ";\n";
+    for (const LoopNode* r : reductions)
+      body << "  " << ctype(p_.buffer(r->output).dtype) << " acc_" << cName(r->output) << " = 0;\n";
+    body << "  for (fb_i64 k = k0 + threadIdx.x; k < k0 + " << chunk << " && k < " << K << "; k += blockDim.x) {\n";
+    for (int i : k.segments[0]) {
+      const LoopNode& n = p_.nodes[k.items[i].node];
+      auto vars = kernelVarMap(n, false, M, K);
+      body << "    // " << origin(n) << "\n";
+      std::string v = em.emit(withCNames(n.body), vars, "    ");
+      if (n.kind == LoopNode::Kind::Reduction) body << "    acc_" << cName(n.output) << " += " << v << ";\n";
+      else em.publish(cName(n.output), v, true);
+    }
+    body << "  }\n";
+    for (const LoopNode* r : reductions) {
+      std::string acc = "acc_" + cName(r->output);
+      DType t = p_.buffer(r->output).dtype;
+      body << "  " << acc << " = fb_block_reduce(" << acc << ", FbSum(), " << literal(0, t) << ", (" << ctype(t) << "*)fb_scratch);\n"
+           << "  if (threadIdx.x == 0) atomicAdd(&" << cName(r->output) << "_acc[m], " << acc << ");\n";
+    }
+    body << "}\n";
+    os << body.str();
+    // 3: the per-row items, reading the finished sums
+    std::ostringstream rows;
+    KernelEmitter er(rows);
+    rows << "extern \"C\" __global__ void " << k.name << "(void* const* __restrict__ bufs) {\n" << pointerDecls(k);
+    for (const LoopNode* r : reductions)
+      rows << "  const " << ctype(p_.buffer(r->output).dtype) << "* __restrict__ " << cName(r->output) << "_sum = (const "
+           << ctype(p_.buffer(r->output).dtype) << "*)bufs[" << slot_.at(r->output) << "];\n";
+    rows << "  for (fb_i64 m = blockIdx.x * blockDim.x + threadIdx.x; m < " << M << "; m += gridDim.x * blockDim.x) {\n";
+    for (const LoopNode* r : reductions) er.publish(cName(r->output), cName(r->output) + "_sum[m]", false);
+    for (size_t si = 1; si < k.segments.size(); ++si) {
+      const LoopNode& n = p_.nodes[k.items[k.segments[si][0]].node];
+      auto vars = kernelVarMap(n, true, M, K);
+      rows << "    // " << origin(n) << "\n";
+      std::string v = er.emit(withCNames(n.body), vars, "    ");
+      if (isStored(k, n.output)) rows << "    " << cName(n.output) << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
+      er.publish(cName(n.output), v, false);
+    }
+    rows << "  }\n}\n";
+    os << rows.str();
+    for (const char* suffix : {"_zero", "_partial"}) mod_.entryPoints.push_back(k.name + suffix);
+    l.steps = {{k.name + "_zero", 1, 256}, {k.name + "_partial", M * splits, block}, {k.name, (M + 255) / 256, 256}};
     return os.str();
   }
 

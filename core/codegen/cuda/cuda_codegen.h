@@ -16,12 +16,18 @@
 
 namespace fusebox {
 
+struct CudaStep {  // one kernel launch of a multi-launch kernel (split reductions)
+  std::string name;
+  int64_t grid = 1, block = 256;
+};
+
 struct CudaLaunch {
   enum class Kind { Generated, Matmul, Conv, Pool, IndexAdd };
   Kind kind = Kind::Generated;
   int kernel = 0;            // index into Schedule::kernels
   std::string name;          // generated kernel name or the prelude kernel it launches
   int64_t grid = 1, block = 256, blockY = 1;
+  std::vector<CudaStep> steps;  // when non-empty, Generated kernels run these in order instead
   // Matmul: buffer table slots and sizes (row-major C[b] = op(A[b]) @ op(B[b])).
   int a = -1, b = -1, c = -1, extra = -1;
   int64_t batch = 1, n = 0, k = 0, m = 0;
