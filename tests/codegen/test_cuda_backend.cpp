@@ -56,7 +56,7 @@ TEST(CudaCodegen, RowReductionsUseBlockReductions) {
   EXPECT_NE(m.source.find("fb_block_reduce(acc_b_buf0, FbSum()"), std::string::npos);
   ASSERT_EQ(m.launches.size(), 1u);
   EXPECT_EQ(m.launches[0].grid, 256);   // a block per row
-  EXPECT_EQ(m.launches[0].block, 256);  // 1024 columns, four per thread
+  EXPECT_EQ(m.launches[0].block, 64);  // 1024 columns, sixteen per thread
 }
 
 TEST(CudaCodegen, CompileErrorsCarryNvrtcsLog) {

@@ -150,7 +150,9 @@ private:
     }
     if (M < 64 && K >= (1 << 16) && splittable(k)) return splitKernel(k, l, M, K);
     // Row reductions: a block per row.
-    l.block = std::min<int64_t>(1024, std::max<int64_t>(32, pow2AtLeast((K + 3) / 4)));
+    // About 16 elements per thread: small blocks keep more of them resident per SM, which hides
+    // the latency of the block reductions' barriers better than few large blocks.
+    l.block = std::min<int64_t>(1024, std::max<int64_t>(32, pow2AtLeast((K + 15) / 16)));
     l.grid = std::min<int64_t>(M, 1 << 20);
     header(os, k, "a block per row");
     os << "extern \"C\" __global__ void __launch_bounds__(1024) " << k.name << "(void* const* __restrict__ bufs) {\n" << pointerDecls(k)
@@ -174,7 +176,7 @@ private:
       for (const LoopNode* r : reductions)
         body << "    " << ctype(p_.buffer(r->output).dtype) << " acc_" << cName(r->output) << " = "
              << reduceInit(*r, p_.buffer(r->output).dtype) << ";\n";
-      body << "    for (fb_i64 k = threadIdx.x; k < " << K << "; k += blockDim.x) {\n";
+      body << "    #pragma unroll 4\n    for (fb_i64 k = threadIdx.x; k < " << K << "; k += blockDim.x) {\n";
       em.resetCse();
       for (int i : seg) {
         const LoopNode& n = p_.nodes[k.items[i].node];
