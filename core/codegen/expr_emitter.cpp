@@ -158,6 +158,28 @@ bool prefersColumnLoop(const LoopProgram& p, const Kernel& k, int64_t M, int64_t
   return contiguousInM;
 }
 
+std::string describeLoopNode(const LoopNode& n, const std::function<std::string(NodeId)>& describeTraced) {
+  std::string s = "n" + std::to_string(n.id) + " " + n.output;
+  if (!n.scope.empty()) s += " [" + n.scope + "]";
+  if (describeTraced) {
+    std::string from;
+    for (NodeId t : n.provenance) from += (from.empty() ? "" : ", ") + describeTraced(t);
+    if (!from.empty()) s += " from " + from;
+  }
+  return s;
+}
+
+void emitLoopItem(std::ostringstream& body, KernelEmitter& em, const LoopNode& n, const std::map<std::string, IndexExpr>& vars,
+                  const std::string& indent, bool stored, const std::string& acc) {
+  std::string v = em.emit(withCNames(n.body), vars, indent);
+  if (n.kind == LoopNode::Kind::Reduction) {
+    body << indent << reduceCombine(n, acc, v) << ";\n";
+    return;
+  }
+  if (stored) body << indent << cName(n.output) << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
+  em.publish(cName(n.output), v, true);
+}
+
 std::string cName(const std::string& buffer) {
   std::string s = "b_";
   for (char c : buffer) s += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');

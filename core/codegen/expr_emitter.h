@@ -3,6 +3,7 @@
 // in the same kernel replaced by their registers), and the reduction helpers.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -43,6 +44,14 @@ std::string reduceCombine(const LoopNode& n, const std::string& acc, const std::
 // rows) walk memory with a large stride along k; advancing consecutive rows m together makes the
 // innermost accesses contiguous (a vectorized loop on the CPU, coalesced threads on the GPU).
 bool prefersColumnLoop(const LoopProgram& p, const Kernel& k, int64_t M, int64_t K);
+// "n3 buf3 [ln] from layer_norm @m.fbx:6:9": how generated code comments name a loop-IR node.
+std::string describeLoopNode(const LoopNode& n, const std::function<std::string(NodeId)>& describeTraced);
+
+// Emits one per-point item of a loop body: a reduction's body folded into `acc` (the
+// accumulator's name), or a pointwise value stored when `stored` and published for later items.
+void emitLoopItem(std::ostringstream& body, KernelEmitter& em, const LoopNode& n, const std::map<std::string, IndexExpr>& vars,
+                  const std::string& indent, bool stored, const std::string& acc);
+
 // The C identifier of a buffer in generated code ("b_fc1_weight").
 std::string cName(const std::string& buffer);
 // A copy of `e` whose loads use cName(buffer).

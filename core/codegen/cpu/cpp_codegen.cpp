@@ -61,16 +61,7 @@ public:
 private:
   static int countLines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
-  std::string origin(const LoopNode& n) {
-    std::string s = "n" + std::to_string(n.id) + " " + n.output;
-    if (!n.scope.empty()) s += " [" + n.scope + "]";
-    if (describe_) {
-      std::string from;
-      for (NodeId t : n.provenance) from += (from.empty() ? "" : ", ") + describe_(t);
-      if (!from.empty()) s += " from " + from;
-    }
-    return s;
-  }
+  std::string origin(const LoopNode& n) { return describeLoopNode(n, describe_); }
 
   std::string pointerDecls(const Kernel& k) {
     std::set<std::string> used(k.readBuffers.begin(), k.readBuffers.end());
@@ -145,13 +136,7 @@ private:
         const LoopNode& n = p_.nodes[k.items[i].node];
         auto vars = kernelVarMap(n, false, M, K);
         body << indent << "// " << origin(n) << "\n";
-        std::string v = em.emit(withCNames(n.body), vars, indent);
-        if (n.kind == LoopNode::Kind::Reduction) {
-          body << indent << reduceCombine(n, "acc_" + cName(n.output), v) << ";\n";
-        } else {
-          if (isStored(n.output)) body << indent << cName(n.output) << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
-          em.publish(cName(n.output), v, true);
-        }
+        emitLoopItem(body, em, n, vars, indent, isStored(n.output), "acc_" + cName(n.output));
       }
       if (K > 1) body << "    }\n";
       em.forgetPerElement();
@@ -194,13 +179,7 @@ private:
       const LoopNode& n = p_.nodes[it.node];
       auto vars = kernelVarMap(n, false, M, K);
       body << indent << "// " << origin(n) << "\n";
-      std::string v = em.emit(withCNames(n.body), vars, indent);
-      if (n.kind == LoopNode::Kind::Reduction) {
-        body << indent << reduceCombine(n, "acc_" + cName(n.output) + "[i]", v) << ";\n";
-      } else {
-        if (isStored(n.output)) body << indent << cName(n.output) << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
-        em.publish(cName(n.output), v, true);
-      }
+      emitLoopItem(body, em, n, vars, indent, isStored(n.output), "acc_" + cName(n.output) + "[i]");
     }
     body << "      }\n    }\n";
     for (const LoopNode* r : reductions)

@@ -56,16 +56,7 @@ public:
   }
 
 private:
-  std::string origin(const LoopNode& n) {
-    std::string s = "n" + std::to_string(n.id) + " " + n.output;
-    if (!n.scope.empty()) s += " [" + n.scope + "]";
-    if (describe_) {
-      std::string from;
-      for (NodeId t : n.provenance) from += (from.empty() ? "" : ", ") + describe_(t);
-      if (!from.empty()) s += " from " + from;
-    }
-    return s;
-  }
+  std::string origin(const LoopNode& n) { return describeLoopNode(n, describe_); }
 
   std::string pointerDecls(const Kernel& k) {
     std::set<std::string> used(k.readBuffers.begin(), k.readBuffers.end());
@@ -129,13 +120,7 @@ private:
         const LoopNode& n = p_.nodes[it.node];
         auto vars = kernelVarMap(n, false, M, K);
         body << indent << "// " << origin(n) << "\n";
-        std::string v = em.emit(withCNames(n.body), vars, indent);
-        if (n.kind == LoopNode::Kind::Reduction) {
-          body << indent << reduceCombine(n, "acc_" + cName(n.output), v) << ";\n";
-        } else {
-          if (isStored(k, n.output)) body << indent << cName(n.output) << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
-          em.publish(cName(n.output), v, true);
-        }
+        emitLoopItem(body, em, n, vars, indent, isStored(k, n.output), "acc_" + cName(n.output));
       }
       if (hasReduction) {
         body << "    }\n";
@@ -182,13 +167,7 @@ private:
         const LoopNode& n = p_.nodes[k.items[i].node];
         auto vars = kernelVarMap(n, false, M, K);
         body << "      // " << origin(n) << "\n";
-        std::string v = em.emit(withCNames(n.body), vars, "      ");
-        if (n.kind == LoopNode::Kind::Reduction) {
-          body << "      " << reduceCombine(n, "acc_" + cName(n.output), v) << ";\n";
-        } else {
-          if (isStored(k, n.output)) body << "      " << cName(n.output) << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
-          em.publish(cName(n.output), v, true);
-        }
+        emitLoopItem(body, em, n, vars, "      ", isStored(k, n.output), "acc_" + cName(n.output));
       }
       body << "    }\n";
       em.forgetPerElement();
@@ -321,13 +300,7 @@ private:
       const LoopNode& n = p_.nodes[it.node];
       auto vars = kernelVarMap(n, false, M, K);
       body << "        // " << origin(n) << "\n";
-      std::string v = em.emit(withCNames(n.body), vars, "        ");
-      if (n.kind == LoopNode::Kind::Reduction) {
-        body << "        " << reduceCombine(n, "acc_" + cName(n.output), v) << ";\n";
-      } else {
-        if (isStored(k, n.output)) body << "        " << cName(n.output) << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
-        em.publish(cName(n.output), v, true);
-      }
+      emitLoopItem(body, em, n, vars, "        ", isStored(k, n.output), "acc_" + cName(n.output));
     }
     body << "      }\n    }\n";
     for (const LoopNode* r : reductions) {
