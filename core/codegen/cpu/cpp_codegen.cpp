@@ -9,6 +9,7 @@
 
 #include "core/codegen/cpu/cpu_prelude.h"
 #include "core/codegen/expr_emitter.h"
+#include "core/codegen/extern_call.h"
 #include "core/ir/error.h"
 #include "core/ops/op_schema.h"
 
@@ -198,91 +199,55 @@ private:
 
   std::string externFunction(const Kernel& k, GeneratedKernel& gk) {
     const LoopNode& n = p_.nodes[k.items[0].node];
-    AttrReader a{n.externAttrs};
+    ExternCall c = describeExtern(p_, n);
     std::ostringstream os;
     gk.rows = 0;  // externs launch their own parallel loops
-    std::string op = n.externOp.substr(6);
     os << "\n// " << k.name << ": " << origin(n) << "\n";
     os << "static void " << k.name << "(const FuseboxRuntime* rt, void* const* bufs, float* scratch) {\n";
-    auto dims = [&](size_t i) { return n.externInputSizes.at(i); };
-    const std::vector<int64_t>& out = p_.buffer(n.output).layout.sizes;
-    auto pair = [&](const char* name, const std::vector<int64_t>& fallback) {
-      std::vector<int64_t> v = a.attrs.count(name) && !a.ints(name).empty() ? a.ints(name) : fallback;
-      return v.size() == 1 ? std::make_pair(v[0], v[0]) : std::make_pair(v[0], v[1]);
+    auto fields = [&] {
+      std::string f;
+      for (int64_t v : c.fields) f += ", " + std::to_string(v);
+      return f;
     };
-    auto num = [](int64_t v) { return std::to_string(v); };
-    if (op == "matmul") {
-      bool ta = a.attrs.count("transpose_a") > 0, tb = a.attrs.count("transpose_b") > 0;
-      std::vector<int64_t> sa = dims(0), sb = dims(1);
-      if (ta) std::swap(sa[sa.size() - 1], sa[sa.size() - 2]);
-      if (tb) std::swap(sb[sb.size() - 1], sb[sb.size() - 2]);
-      int64_t nn = sa[sa.size() - 2], kk = sa.back(), mm = sb.back();
-      int64_t batch = p_.buffer(n.output).layout.numel() / (nn * mm);
-      if (tb) mod_.scratchBytes[k.id] = batch * kk * mm * 4;
-      os << "  fb_matmul(rt, " << k.id << ", FbMatmul{" << bufArg(n.externInputs[0], "const float") << ", "
-         << bufArg(n.externInputs[1], "const float") << ", " << bufArg(n.output) << ", " << batch << ", " << nn << ", " << kk
-         << ", " << mm << ", " << ta << ", " << tb << "}, scratch);\n";
-    } else if (op == "conv2d" || op == "conv2d_backward_input" || op == "conv2d_backward_weight") {
-      std::vector<int64_t> x, w, y;
-      if (op == "conv2d") x = dims(0), w = dims(1), y = out;
-      else if (op == "conv2d_backward_input") x = out, w = dims(1), y = dims(0);
-      else x = dims(0), w = out, y = dims(1);
-      auto [sh, sw] = pair("stride", {1});
-      auto [ph, pw] = pair("padding", {0});
-      auto [dh, dw] = pair("dilation", {1});
-      std::string fields = num(x[0]) + ", " + num(x[1]) + ", " + num(x[2]) + ", " + num(x[3]) + ", " + num(w[0]) + ", " + num(w[2]) +
-                           ", " + num(w[3]) + ", " + num(y[2]) + ", " + num(y[3]) + ", " + num(a.i("groups")) + ", " + num(sh) + ", " +
-                           num(sw) + ", " + num(ph) + ", " + num(pw) + ", " + num(dh) + ", " + num(dw);
-      std::string in0 = bufArg(n.externInputs[0], "const float"), in1 = bufArg(n.externInputs[1], "const float");
-      int64_t rows = op == "conv2d" ? x[0] * w[0] : op == "conv2d_backward_input" ? x[0] * x[1] : w[0] * w[1];
-      const char* fn = op == "conv2d" ? "fb_conv_rows" : op == "conv2d_backward_input" ? "fb_conv_input_grad_rows" : "fb_conv_weight_grad_rows";
-      os << "  FbConv c{" << in0 << ", " << in1 << ", " << bufArg(n.output) << ", " << fields << "};\n";
-      // With BLAS, ungrouped convolutions run as one im2col + sgemm over the batch.
-      int mode = op == "conv2d" ? 0 : op == "conv2d_backward_input" ? 1 : 2;
-      int64_t P = y[2] * y[3], cols = x[1] * w[2] * w[3] * x[0] * P;
-      mod_.scratchBytes[k.id] = (cols + w[0] * x[0] * P) * 4;
-      os << "#if FB_HAVE_CBLAS\n";
-      if (a.i("groups") == 1) os << "  fb_conv_gemm(rt, " << k.id << ", c, " << mode << ", scratch);\n  return;\n";
-      os << "#endif\n";
-      os << "  rt->launch(rt->ctx, " << k.id << ", " << fn << ", " << rows << ", &c);\n";
-    } else if (op.find("pool2d") != std::string::npos) {
-      bool grad = op.find("_backward") != std::string::npos;
-      int mode = (op.rfind("max", 0) == 0 ? 0 : op.rfind("avg", 0) == 0 ? 1 : 2) + (grad ? 10 : 0);
-      std::vector<int64_t> x = grad ? out : dims(0), y = grad ? dims(0) : out;
-      std::string xArg = "0", gArg = "0";
-      if (!grad) xArg = bufArg(n.externInputs[0], "const float");
-      else {
-        gArg = bufArg(n.externInputs[0], "const float");
-        if (mode == 10) xArg = bufArg(n.externInputs[1], "const float");
+    std::string in0 = bufArg(c.inputs[0], "const float"), in1 = c.inputs.size() > 1 ? bufArg(c.inputs[1], "const float") : "0";
+    switch (c.kind) {
+      case ExternCall::Kind::Matmul:
+        if (c.transB) mod_.scratchBytes[k.id] = c.batch * c.k * c.m * 4;
+        os << "  fb_matmul(rt, " << k.id << ", FbMatmul{" << in0 << ", " << in1 << ", " << bufArg(c.output) << ", " << c.batch << ", "
+           << c.n << ", " << c.k << ", " << c.m << ", " << c.transA << ", " << c.transB << "}, scratch);\n";
+        break;
+      case ExternCall::Kind::Conv2d:
+      case ExternCall::Kind::Conv2dInputGrad:
+      case ExternCall::Kind::Conv2dWeightGrad: {
+        int mode = c.kind == ExternCall::Kind::Conv2d ? 0 : c.kind == ExternCall::Kind::Conv2dInputGrad ? 1 : 2;
+        const char* fn = mode == 0 ? "fb_conv_rows" : mode == 1 ? "fb_conv_input_grad_rows" : "fb_conv_weight_grad_rows";
+        const auto& f = c.fields;  // N C H W O KH KW OH OW groups ...
+        int64_t P = f[7] * f[8];
+        mod_.scratchBytes[k.id] = (f[1] * f[5] * f[6] * f[0] * P + f[4] * f[0] * P) * 4;
+        os << "  FbConv c{" << in0 << ", " << in1 << ", " << bufArg(c.output) << fields() << "};\n";
+        // With BLAS, ungrouped convolutions run as one im2col + sgemm over the batch.
+        os << "#if FB_HAVE_CBLAS\n";
+        if (f[9] == 1) os << "  fb_conv_gemm(rt, " << k.id << ", c, " << mode << ", scratch);\n  return;\n";
+        os << "#endif\n";
+        os << "  rt->launch(rt->ctx, " << k.id << ", " << fn << ", " << c.rows << ", &c);\n";
+        break;
       }
-      int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
-      if (mode % 10 != 2) {
-        std::tie(kh, kw) = pair("kernel_size", {});
-        std::tie(sh, sw) = pair("stride", a.ints("kernel_size"));
-        std::tie(ph, pw) = pair("padding", {0});
+      case ExternCall::Kind::Pool: {
+        bool grad = c.poolMode >= 10;
+        std::string x = !grad ? in0 : c.poolMode == 10 ? in1 : "0", g = grad ? in0 : "0";
+        os << "  FbPool q{" << x << ", " << g << ", " << bufArg(c.output) << fields() << ", " << c.poolMode << "};\n";
+        os << "  rt->launch(rt->ctx, " << k.id << ", fb_pool_rows, " << c.rows << ", &q);\n";
+        break;
       }
-      os << "  FbPool q{" << xArg << ", " << gArg << ", " << bufArg(n.output) << ", " << x[0] * x[1] << ", " << x[2] << ", " << x[3]
-         << ", " << y[2] << ", " << y[3] << ", " << kh << ", " << kw << ", " << sh << ", " << sw << ", " << ph << ", " << pw << ", "
-         << mode << "};\n";
-      os << "  rt->launch(rt->ctx, " << k.id << ", fb_pool_rows, " << x[0] * x[1] << ", &q);\n";
-    } else if (op == "index_add") {
-      std::vector<int64_t> xs = dims(0);
-      int64_t dim = a.i("dim"), outer = 1, inner = 1;
-      for (int64_t d = 0; d < static_cast<int64_t>(xs.size()); ++d) (d < dim ? outer : inner) *= d == dim ? 1 : xs[d];
-      int64_t nIdx = dims(1)[0];
-      os << "  struct Args { void* const* bufs; } args{bufs};\n";
-      os << "  rt->launch(rt->ctx, " << k.id << ", [](fb_i64, fb_i64, void* d) {\n"
-         << "    void* const* bufs = ((Args*)d)->bufs;\n"
-         << "    fb_index_add(" << bufArg(n.externInputs[0], "const float") << ", " << bufArg(n.externInputs[1], "const fb_i64") << ", "
-         << bufArg(n.externInputs[2], "const float") << ", " << bufArg(n.output) << ", " << outer << ", " << xs[dim] << ", " << nIdx
-         << ", " << inner << ");\n  }, 1, &args);\n";
-    } else {
-      throw Error("CPU codegen: no extern implementation for " + n.externOp);
+      case ExternCall::Kind::IndexAdd:
+        os << "  struct Args { void* const* bufs; } args{bufs};\n";
+        os << "  rt->launch(rt->ctx, " << k.id << ", [](fb_i64, fb_i64, void* d) {\n"
+           << "    void* const* bufs = ((Args*)d)->bufs;\n"
+           << "    fb_index_add(" << in0 << ", " << bufArg(c.inputs[1], "const fb_i64") << ", " << bufArg(c.inputs[2], "const float") << ", "
+           << bufArg(c.output) << fields() << ");\n  }, 1, &args);\n";
+        break;
     }
     os << "}\n";
-    for (size_t i = 0; i < n.externInputs.size(); ++i)
-      if (p_.buffer(n.externInputs[i]).dtype != DType::F32 && !(op == "index_add" && i == 1))
-        throw Error("CPU codegen: extern " + op + " supports f32 only, got " + std::string(dtypeName(p_.buffer(n.externInputs[i]).dtype)));
     return os.str();
   }
 

@@ -6,6 +6,7 @@
 
 #include "core/codegen/cuda/cuda_prelude.h"
 #include "core/codegen/expr_emitter.h"
+#include "core/codegen/extern_call.h"
 #include "core/ir/error.h"
 #include "core/ops/op_schema.h"
 
@@ -319,77 +320,40 @@ private:
 
   std::string externLaunch(const Kernel& k, CudaLaunch& l) {
     const LoopNode& n = p_.nodes[k.items[0].node];
-    AttrReader a{n.externAttrs};
-    std::string op = n.externOp.substr(6);
-    auto dims = [&](size_t i) { return n.externInputSizes.at(i); };
-    const std::vector<int64_t>& out = p_.buffer(n.output).layout.sizes;
-    auto pair = [&](const char* name, const std::vector<int64_t>& fallback) {
-      std::vector<int64_t> v = a.attrs.count(name) && !a.ints(name).empty() ? a.ints(name) : fallback;
-      return v.size() == 1 ? std::make_pair(v[0], v[0]) : std::make_pair(v[0], v[1]);
-    };
-    for (const std::string& in : n.externInputs)
-      if (p_.buffer(in).dtype != DType::F32 && op != "index_add")
-        throw Error("CUDA codegen: extern " + op + " supports f32 only");
-    l.c = slot_.at(n.output);
-    if (op == "matmul") {
-      l.kind = CudaLaunch::Kind::Matmul;
-      l.name = "cublasSgemm";
-      l.transA = a.attrs.count("transpose_a") > 0;
-      l.transB = a.attrs.count("transpose_b") > 0;
-      std::vector<int64_t> sa = dims(0), sb = dims(1);
-      if (l.transA) std::swap(sa[sa.size() - 1], sa[sa.size() - 2]);
-      if (l.transB) std::swap(sb[sb.size() - 1], sb[sb.size() - 2]);
-      l.n = sa[sa.size() - 2], l.k = sa.back(), l.m = sb.back();
-      l.batch = p_.buffer(n.output).layout.numel() / (l.n * l.m);
-      l.a = slot_.at(n.externInputs[0]);
-      l.b = slot_.at(n.externInputs[1]);
-    } else if (op.rfind("conv2d", 0) == 0) {
-      l.kind = CudaLaunch::Kind::Conv;
-      std::vector<int64_t> x, w, y;
-      if (op == "conv2d") x = dims(0), w = dims(1), y = out, l.name = "fb_conv2d";
-      else if (op == "conv2d_backward_input") x = out, w = dims(1), y = dims(0), l.name = "fb_conv2d_input_grad";
-      else x = dims(0), w = out, y = dims(1), l.name = "fb_conv2d_weight_grad";
-      auto [sh, sw] = pair("stride", {1});
-      auto [ph, pw] = pair("padding", {0});
-      auto [dh, dw] = pair("dilation", {1});
-      l.ints = {x[0], x[1], x[2], x[3], w[0], w[2], w[3], y[2], y[3], a.i("groups"), sh, sw, ph, pw, dh, dw};
-      l.a = slot_.at(n.externInputs[0]);
-      l.b = slot_.at(n.externInputs[1]);
-      int64_t total = op == "conv2d" ? out[0] * out[1] * out[2] * out[3]
-                      : op == "conv2d_backward_input" ? x[0] * x[1] * x[2] * x[3] : w[0] * w[1] * w[2] * w[3];
-      l.grid = std::min<int64_t>((total + 255) / 256, 1 << 20);
-    } else if (op.find("pool2d") != std::string::npos) {
-      l.kind = CudaLaunch::Kind::Pool;
-      bool grad = op.find("_backward") != std::string::npos;
-      l.mode = (op.rfind("max", 0) == 0 ? 0 : op.rfind("avg", 0) == 0 ? 1 : 2) + (grad ? 10 : 0);
-      std::vector<int64_t> x = grad ? out : dims(0), y = grad ? dims(0) : out;
-      int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
-      if (l.mode % 10 != 2) {
-        std::tie(kh, kw) = pair("kernel_size", {});
-        std::tie(sh, sw) = pair("stride", a.ints("kernel_size"));
-        std::tie(ph, pw) = pair("padding", {0});
+    ExternCall c = describeExtern(p_, n);
+    l.c = slot_.at(c.output);
+    l.a = slot_.at(c.inputs[0]);
+    if (c.inputs.size() > 1) l.b = slot_.at(c.inputs[1]);
+    l.ints = c.fields;
+    l.grid = std::min<int64_t>((c.elements + 255) / 256, 1 << 20);
+    switch (c.kind) {
+      case ExternCall::Kind::Matmul:
+        l.kind = CudaLaunch::Kind::Matmul;
+        l.name = "cublasSgemm";
+        l.transA = c.transA, l.transB = c.transB;
+        l.batch = c.batch, l.n = c.n, l.k = c.k, l.m = c.m;
+        break;
+      case ExternCall::Kind::Conv2d:
+      case ExternCall::Kind::Conv2dInputGrad:
+      case ExternCall::Kind::Conv2dWeightGrad:
+        l.kind = CudaLaunch::Kind::Conv;
+        l.name = c.kind == ExternCall::Kind::Conv2d ? "fb_conv2d" : c.kind == ExternCall::Kind::Conv2dInputGrad ? "fb_conv2d_input_grad"
+                                                                                                                 : "fb_conv2d_weight_grad";
+        break;
+      case ExternCall::Kind::Pool: {
+        l.kind = CudaLaunch::Kind::Pool;
+        l.mode = c.poolMode;
+        bool grad = c.poolMode >= 10;
+        l.name = grad ? "fb_pool_grad" : "fb_pool";
+        l.a = grad ? (c.poolMode == 10 ? slot_.at(c.inputs[1]) : -1) : slot_.at(c.inputs[0]);
+        l.b = grad ? slot_.at(c.inputs[0]) : -1;
+        break;
       }
-      l.ints = {x[0] * x[1], x[2], x[3], y[2], y[3], kh, kw, sh, sw, ph, pw};
-      l.name = grad ? "fb_pool_grad" : "fb_pool";
-      l.a = grad ? (l.mode == 10 ? slot_.at(n.externInputs[1]) : -1) : slot_.at(n.externInputs[0]);
-      l.b = grad ? slot_.at(n.externInputs[0]) : -1;
-      int64_t total = grad ? x[0] * x[1] * x[2] * x[3] : out[0] * out[1] * out[2] * out[3];
-      l.grid = std::min<int64_t>((total + 255) / 256, 1 << 20);
-    } else if (op == "index_add") {
-      l.kind = CudaLaunch::Kind::IndexAdd;
-      l.name = "fb_index_add";
-      std::vector<int64_t> xs = dims(0);
-      int64_t dim = a.i("dim"), outer = 1, inner = 1;
-      for (int64_t d = 0; d < static_cast<int64_t>(xs.size()); ++d)
-        if (d < dim) outer *= xs[d];
-        else if (d > dim) inner *= xs[d];
-      l.ints = {outer, xs[dim], dims(1)[0], inner};
-      l.a = slot_.at(n.externInputs[0]);
-      l.b = slot_.at(n.externInputs[1]);
-      l.extra = slot_.at(n.externInputs[2]);
-      l.grid = std::min<int64_t>((outer * xs[dim] * inner + 255) / 256, 1 << 20);
-    } else {
-      throw Error("CUDA codegen: no extern for " + n.externOp);
+      case ExternCall::Kind::IndexAdd:
+        l.kind = CudaLaunch::Kind::IndexAdd;
+        l.name = "fb_index_add";
+        l.extra = slot_.at(c.inputs[2]);
+        break;
     }
     return "\n// " + k.name + ": " + origin(n) + " -> host launch of " + l.name + "\n";
   }

@@ -1,0 +1,34 @@
+// The parameters of an Extern loop-IR node as both backends' extern kernels take them: matmul
+// sizes and transposes, the integer fields of the convolution and pooling parameter structs,
+// the scatter-add geometry. One derivation shared by the CPU and CUDA printers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/loopir/loop_ir.h"
+
+namespace fusebox {
+
+struct ExternCall {
+  enum class Kind { Matmul, Conv2d, Conv2dInputGrad, Conv2dWeightGrad, Pool, IndexAdd };
+  Kind kind = Kind::Matmul;
+  std::string op;                   // the prim without "prims." (e.g. "conv2d_backward_input")
+  std::vector<std::string> inputs;  // buffers, in the prim's input order
+  std::string output;
+  // Matmul: C[b] (n x m) = op(A[b]) (n x k) @ op(B[b]) (k x m).
+  int64_t batch = 1, n = 0, k = 0, m = 0;
+  bool transA = false, transB = false;
+  // Conv (16 fields: N C H W O KH KW OH OW groups sh sw ph pw dh dw), Pool (11 fields: planes H W
+  // OH OW kh kw sh sw ph pw), IndexAdd (outer rows n inner).
+  std::vector<int64_t> fields;
+  int poolMode = 0;    // 0 max, 1 avg, 2 adaptive avg; +10 for the gradient
+  int64_t rows = 0;    // the independent output units a parallel loop covers (CPU)
+  int64_t elements = 0;  // output elements (GPU: one thread each)
+};
+
+// Throws Error for an extern op neither backend implements, or a dtype other than f32.
+ExternCall describeExtern(const LoopProgram& p, const LoopNode& n);
+
+}  // namespace fusebox
