@@ -18,25 +18,30 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-void ThreadPool::runChunks() {
+// The job is passed by value, read under the lock: a late worker never reads fields the caller
+// is rewriting for the next job.
+void ThreadPool::runChunks(const std::function<void(int64_t, int64_t)>* body, int64_t n, int64_t chunk) {
   for (;;) {
-    int64_t begin = next_.fetch_add(chunk_);
-    if (begin >= n_) break;
-    (*body_)(begin, std::min(n_, begin + chunk_));
+    int64_t begin = next_.fetch_add(chunk);
+    if (begin >= n) break;
+    (*body)(begin, std::min(n, begin + chunk));
   }
 }
 
 void ThreadPool::work() {
   uint64_t seen = 0;
   for (;;) {
+    const std::function<void(int64_t, int64_t)>* body;
+    int64_t n, chunk;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
       if (stop_) return;
       seen = generation_;
       ++active_;
+      body = body_, n = n_, chunk = chunk_;
     }
-    runChunks();
+    runChunks(body, n, chunk);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (--active_ == 0) done_.notify_all();
@@ -59,7 +64,7 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
     ++generation_;
   }
   wake_.notify_all();
-  runChunks();
+  runChunks(&body, n, chunk_);
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, [&] { return active_ == 0 && next_ >= n_; });
 }

@@ -24,7 +24,7 @@ public:
 
 private:
   void work();
-  void runChunks();
+  void runChunks(const std::function<void(int64_t, int64_t)>* body, int64_t n, int64_t chunk);
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;

@@ -1,0 +1,26 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <vector>
+
+#include "core/runtime/thread_pool.h"
+
+using namespace fusebox;
+
+// Every index is visited exactly once, over many back-to-back jobs of varying sizes.
+TEST(ThreadPool, CoversEveryIndexOnceAcrossManyJobs) {
+  ThreadPool pool(4);
+  for (int64_t n : {1, 2, 3, 7, 64, 1000, 4097}) {
+    for (int rep = 0; rep < 50; ++rep) {
+      std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+      pool.parallelFor(n, [&](int64_t b, int64_t e) {
+        ASSERT_LE(0, b);
+        ASSERT_LE(e, n);
+        for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)].fetch_add(1);
+      });
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << "n=" << n << " i=" << i;
+    }
+  }
+  pool.parallelFor(0, [](int64_t, int64_t) { FAIL() << "an empty range runs nothing"; });
+  EXPECT_EQ(pool.size(), 4u);
+}
