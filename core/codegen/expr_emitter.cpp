@@ -180,6 +180,19 @@ void emitLoopItem(std::ostringstream& body, KernelEmitter& em, const LoopNode& n
   em.publish(cName(n.output), v, true);
 }
 
+std::string bufferPointerDecls(const LoopProgram& p, const Kernel& k, const std::map<std::string, int>& slot,
+                               const std::string& restrictWord) {
+  std::set<std::string> used(k.readBuffers.begin(), k.readBuffers.end());
+  used.insert(k.storedBuffers.begin(), k.storedBuffers.end());
+  std::set<std::string> written(k.storedBuffers.begin(), k.storedBuffers.end());
+  std::string s;
+  for (const std::string& b : used) {
+    std::string t = ctype(p.buffer(b).dtype), c = written.count(b) ? "" : "const ";
+    s += "  " + c + t + "* " + restrictWord + " " + cName(b) + " = (" + c + t + "*)bufs[" + std::to_string(slot.at(b)) + "];\n";
+  }
+  return s;
+}
+
 std::string cName(const std::string& buffer) {
   std::string s = "b_";
   for (char c : buffer) s += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');

@@ -52,6 +52,12 @@ std::string describeLoopNode(const LoopNode& n, const std::function<std::string(
 void emitLoopItem(std::ostringstream& body, KernelEmitter& em, const LoopNode& n, const std::map<std::string, IndexExpr>& vars,
                   const std::string& indent, bool stored, const std::string& acc);
 
+// Typed pointer declarations for every buffer a kernel touches in memory (registers-only buffers
+// excluded), read from the buffer table `bufs` at their slots; `restrictWord` is "__restrict"
+// (C++) or "__restrict__" (CUDA).
+std::string bufferPointerDecls(const LoopProgram& p, const Kernel& k, const std::map<std::string, int>& slot,
+                               const std::string& restrictWord);
+
 // The C identifier of a buffer in generated code ("b_fc1_weight").
 std::string cName(const std::string& buffer);
 // A copy of `e` whose loads use cName(buffer).

@@ -64,24 +64,7 @@ private:
 
   std::string origin(const LoopNode& n) { return describeLoopNode(n, describe_); }
 
-  std::string pointerDecls(const Kernel& k) {
-    std::set<std::string> used(k.readBuffers.begin(), k.readBuffers.end());
-    used.insert(k.storedBuffers.begin(), k.storedBuffers.end());
-    for (const KernelItem& it : k.items)  // indirect/broadcast loads of buffers written here
-      for (const std::string& b : p_.nodes[it.node].reads()) used.insert(b);
-    std::string s;
-    std::set<std::string> written(k.storedBuffers.begin(), k.storedBuffers.end());
-    for (const std::string& b : used) {
-      bool local = std::find(k.localBuffers.begin(), k.localBuffers.end(), b) != k.localBuffers.end();
-      if (local) continue;
-      const Buffer& buf = p_.buffer(b);
-      std::string t = ctype(buf.dtype);
-      bool w = written.count(b) > 0;
-      s += "  " + std::string(w ? "" : "const ") + t + "* __restrict " + cName(b) + " = (" + (w ? "" : "const ") + t + "*)bufs[" +
-           std::to_string(bufferIndex_.at(b)) + "];\n";
-    }
-    return s;
-  }
+  std::string pointerDecls(const Kernel& k) { return bufferPointerDecls(p_, k, bufferIndex_, "__restrict"); }
 
   std::string kernelFunction(const Kernel& k, GeneratedKernel& gk) {
     std::ostringstream body;

@@ -59,20 +59,7 @@ public:
 private:
   std::string origin(const LoopNode& n) { return describeLoopNode(n, describe_); }
 
-  std::string pointerDecls(const Kernel& k) {
-    std::set<std::string> used(k.readBuffers.begin(), k.readBuffers.end());
-    used.insert(k.storedBuffers.begin(), k.storedBuffers.end());
-    std::set<std::string> written(k.storedBuffers.begin(), k.storedBuffers.end());
-    std::string s;
-    for (const std::string& b : used) {
-      if (std::find(k.localBuffers.begin(), k.localBuffers.end(), b) != k.localBuffers.end()) continue;
-      std::string t = ctype(p_.buffer(b).dtype);
-      bool w = written.count(b) > 0;
-      s += "  " + std::string(w ? "" : "const ") + t + "* __restrict__ " + cName(b) + " = (" + (w ? "" : "const ") + t + "*)bufs[" +
-           std::to_string(slot_.at(b)) + "];\n";
-    }
-    return s;
-  }
+  std::string pointerDecls(const Kernel& k) { return bufferPointerDecls(p_, k, slot_, "__restrict__"); }
 
   bool isStored(const Kernel& k, const std::string& b) {
     return std::find(k.storedBuffers.begin(), k.storedBuffers.end(), b) != k.storedBuffers.end();
@@ -94,8 +81,7 @@ private:
                                     [&](const KernelItem& it) { return p_.nodes[it.node].kind == LoopNode::Kind::Reduction; });
     bool column = hasReduction && prefersColumnLoop(p_, k, M, K);
     if (column) return columnKernel(k, l, M, K);
-    if (!hasReduction) {
-      // One thread per point (pointwise) or per row (column reductions), grid-stride.
+    if (!hasReduction) {  // one thread per point, grid-stride
       int64_t total = M * K;
       l.block = 256;
       l.grid = std::min<int64_t>((total + 255) / 256, 1 << 20);
@@ -103,32 +89,13 @@ private:
       os << "extern \"C\" __global__ void __launch_bounds__(256) " << k.name << "(void* const* __restrict__ bufs) {\n" << pointerDecls(k);
       body << "  for (fb_i64 i = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; i < " << total
            << "; i += (fb_i64)gridDim.x * blockDim.x) {\n";
-      std::string indent = "    ";
-      if (!hasReduction) {
-        body << indent << "const fb_i64 m = " << (K > 1 ? "i / " + std::to_string(K) : "i") << ";\n";
-        if (K > 1) body << indent << "const fb_i64 k = i % " << K << ";\n";
-      } else {
-        body << indent << "const fb_i64 m = i;\n";
-      }
-      std::vector<const LoopNode*> reductions;
-      for (const KernelItem& it : k.items)
-        if (p_.nodes[it.node].kind == LoopNode::Kind::Reduction) reductions.push_back(&p_.nodes[it.node]);
-      for (const LoopNode* r : reductions)
-        body << indent << ctype(p_.buffer(r->output).dtype) << " acc_" << cName(r->output) << " = "
-             << reduceInit(*r, p_.buffer(r->output).dtype) << ";\n";
-      if (hasReduction) body << indent << "for (fb_i64 k = 0; k < " << K << "; ++k) {\n", indent += "  ";
+      const std::string indent = "    ";
+      body << indent << "const fb_i64 m = " << (K > 1 ? "i / " + std::to_string(K) : "i") << ";\n";
+      if (K > 1) body << indent << "const fb_i64 k = i % " << K << ";\n";
       for (const KernelItem& it : k.items) {
         const LoopNode& n = p_.nodes[it.node];
-        auto vars = kernelVarMap(n, false, M, K);
         body << indent << "// " << origin(n) << "\n";
-        emitLoopItem(body, em, n, vars, indent, isStored(k, n.output), "acc_" + cName(n.output));
-      }
-      if (hasReduction) {
-        body << "    }\n";
-        for (const LoopNode* r : reductions)
-          if (isStored(k, r->output))
-            body << "    " << cName(r->output) << "[" << storeIndexOf(*r).substitute(kernelVarMap(*r, true, M, K)).str() << "] = acc_"
-                 << cName(r->output) << ";\n";
+        emitLoopItem(body, em, n, kernelVarMap(n, false, M, K), indent, isStored(k, n.output), "");
       }
       body << "  }\n}\n";
       os << body.str();
