@@ -38,13 +38,12 @@ void ThreadPool::work() {
       wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
       if (stop_) return;
       seen = generation_;
-      ++active_;
       body = body_, n = n_, chunk = chunk_;
     }
     runChunks(body, n, chunk);
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (--active_ == 0) done_.notify_all();
+      if (++finished_ == workers_.size()) done_.notify_all();
     }
   }
 }
@@ -61,12 +60,15 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
     n_ = n;
     chunk_ = std::max<int64_t>(1, n / (static_cast<int64_t>(size()) * 4));
     next_ = 0;
+    finished_ = 0;
     ++generation_;
   }
   wake_.notify_all();
   runChunks(&body, n, chunk_);
   std::unique_lock<std::mutex> lock(mutex_);
-  done_.wait(lock, [&] { return active_ == 0 && next_ >= n_; });
+  // Every worker must have finished this job before the next one reuses next_: a worker that
+  // woke late would otherwise take chunks of the next job with this job's body.
+  done_.wait(lock, [&] { return finished_ == workers_.size(); });
 }
 
 }  // namespace fusebox

@@ -32,7 +32,7 @@ private:
   const std::function<void(int64_t, int64_t)>* body_ = nullptr;
   int64_t n_ = 0, chunk_ = 1;
   std::atomic<int64_t> next_{0};
-  int active_ = 0;
+  size_t finished_ = 0;  // workers done with the current job
   uint64_t generation_ = 0;
   bool stop_ = false;
 };

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <vector>
 
 #include "core/runtime/thread_pool.h"
@@ -23,4 +24,24 @@ TEST(ThreadPool, CoversEveryIndexOnceAcrossManyJobs) {
   }
   pool.parallelFor(0, [](int64_t, int64_t) { FAIL() << "an empty range runs nothing"; });
   EXPECT_EQ(pool.size(), 4u);
+}
+
+// A worker that wakes late must not take chunks of the next job with the previous job's body.
+// The bodies outlive their jobs here, so such a stale call would show up as a double count in an
+// old job and a missing index in the new one.
+TEST(ThreadPool, NoChunkOfAJobRunsWithAnotherJobsBody) {
+  ThreadPool pool(4);
+  const int jobs = 2000;
+  const int64_t n = 3;
+  std::vector<std::vector<std::atomic<int>>> hits(jobs);
+  std::vector<std::function<void(int64_t, int64_t)>> bodies;
+  for (int j = 0; j < jobs; ++j) {
+    hits[j] = std::vector<std::atomic<int>>(n);
+    bodies.push_back([&hits, j](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) hits[j][static_cast<size_t>(i)].fetch_add(1);
+    });
+  }
+  for (int j = 0; j < jobs; ++j) pool.parallelFor(n, bodies[j]);
+  for (int j = 0; j < jobs; ++j)
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[j][static_cast<size_t>(i)].load(), 1) << "job " << j << " index " << i;
 }
