@@ -24,6 +24,8 @@ for m in mlp lenet resnet_block layernorm_gelu gpt2_block softmax_xent mlp_gelu_
   done
 done
 echo
+echo "device copy bandwidth (2 GiB copy_, read + write): $(python3 bench/gpu/torch_gpu.py copy) GB/s"
+echo
 echo "| workload | Fusebox ms | Fusebox kernels | eager ms | compiled ms | compiled / Fusebox | eager kernels | compiled kernels | torch.compile vs eager max err |"
 echo "|---|---|---|---|---|---|---|---|---|"
 row() {  # name fusebox-model dims flags

@@ -2,7 +2,8 @@
 """The four GPU workloads in PyTorch, timed eager and with torch.compile (Inductor) in one run:
 median GPU ms per iteration over CUDA events, kernels per iteration (torch.profiler, CUDA kernel
 events only: memsets and copies not counted), and the compiled-vs-eager max output difference.
-Usage: torch_gpu.py WORKLOAD [--iters N]   prints one line: eager_ms compiled_ms eager_kernels compiled_kernels max_err"""
+Usage: torch_gpu.py WORKLOAD [--iters N]   prints one line: eager_ms compiled_ms eager_kernels compiled_kernels max_err
+       torch_gpu.py copy                     prints the device copy bandwidth in GB/s (2 GiB copy_)"""
 import argparse, statistics, torch
 import torch.nn.functional as F
 
@@ -60,9 +61,19 @@ def kernels(step):
         step(); torch.cuda.synchronize()
     return sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA and "Memcpy" not in e.name and "Memset" not in e.name)
 
+def copy_bandwidth(iters):
+    """Device copy bandwidth in GB/s: a 2 GiB copy_, bytes read plus bytes written."""
+    src = torch.empty(2 << 30, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    ms = timed(lambda: dst.copy_(src), iters)
+    return 2 * src.numel() / (ms * 1e-3) / 1e9
+
 def main():
     ap = argparse.ArgumentParser(); ap.add_argument("workload"); ap.add_argument("--iters", type=int, default=30)
     a = ap.parse_args()
+    if a.workload == "copy":
+        print("%.0f" % copy_bandwidth(a.iters))
+        return
     params, f, train = workload(a.workload)
     params = [q.requires_grad_(train) for q in params]
     cf = torch.compile(f)

@@ -330,7 +330,12 @@ std::map<std::string, DerivativeFn> buildTable() {
   t["cross_entropy"] = [](GradContext& c) -> Grads {
     const Shape& ls = c.shape(c.in(0));
     std::string idx(dtypeName(c.type(c.in(1)).dtype)), fdt(dtypeName(c.type(c.in(0)).dtype));
-    ValueId p = c.op("softmax", {c.in(0)}, {{"dim", int64_t{1}}});
+    // softmax as exp(x - max - log(sum(exp(x - max)))): the row max and log-sum-exp are their own
+    // reductions, so the partitioner can save them (tiny) and the backward reads the logits once.
+    AttrMap rows{{"dim", Ints{1}}, {"keepdim", true}};
+    ValueId shifted = c.sub(c.in(0), c.op("amax", {c.in(0)}, rows));
+    ValueId logSum = c.op("log", {c.op("sum", {c.op("exp", {shifted})}, rows)});
+    ValueId p = c.op("exp", {c.sub(shifted, logSum)});
     ValueId classes = c.op("reshape", {c.op("arange", {}, {{"end", ls[1]}, {"dtype", idx}})}, {{"shape", Shape{Dim(1), ls[1]}}});
     ValueId target = c.op("reshape", {c.in(1)}, {{"shape", Shape{ls[0], Dim(1)}}});
     ValueId onehot = c.op("to", {c.op("eq", {classes, target})}, {{"dtype", fdt}});

@@ -73,6 +73,24 @@ Graph extract(const Graph& g, const std::string& name, const std::vector<std::pa
   return out;
 }
 
+// Saving an intermediate whose every user is fusible costs twice its bytes: the forward must
+// write it to memory only because it is saved, where fusion would have kept it in registers, and
+// the backward reads it back. Graph inputs (and values a non-fusible op materializes anyway) cost
+// their bytes once. PyTorch's min-cut partitioner weighs saved values the same way.
+int64_t saveCost(const Graph& g, ValueId v, const std::vector<const Node*>& users) {
+  bool onlyFusibleUsers = !users.empty() && std::all_of(users.begin(), users.end(), [](const Node* u) { return recomputable(*u); });
+  return estimatedBytes(g.type(v)) * (onlyFusibleUsers ? 2 : 1);
+}
+
+// A reduction whose output is at least 4x smaller than its input is cheap to save and costly to
+// recompute (it reads the whole input again): it runs in the forward (as in PyTorch's
+// partitioner). E.g. the row max and log-sum-exp of a cross-entropy, a layer norm's mean.
+bool shrinksTooMuchToRecompute(const Graph& g, const Node& n) {
+  const OpSchema* s = OpRegistry::instance().find(n.op);
+  if (!s || s->kind != OpKind::Reduction || n.inputs.empty()) return false;
+  return estimatedBytes(g.type(n.outputs[0])) * 4 <= estimatedBytes(g.type(n.inputs[0]));
+}
+
 }  // namespace
 
 Partition partitionJointGraph(const JointGraph& joint, Partitioner partitioner) {
@@ -126,14 +144,19 @@ Partition partitionJointGraph(const JointGraph& joint, Partitioner partitioner) 
       flow.addEdge(source, 2 * v, MaxFlow::kInfinite);
       flow.addEdge(2 * v, 2 * v + 1, estimatedBytes(g.type(v)));
     }
+    // Users per value, to tell intermediates that only feed fusible ops (see saveCost).
+    std::vector<std::vector<const Node*>> users(numValues);
+    for (const Node& n : g.nodes())
+      for (ValueId in : n.inputs) users[in].push_back(&n);
     for (const Node& n : g.nodes()) {
       for (ValueId o : n.outputs) {
         if (tangentDep[o]) {
           flow.addEdge(2 * o, sink, MaxFlow::kInfinite);  // must run in the backward
           continue;
         }
-        if (!recomputable(n)) flow.addEdge(source, 2 * o, MaxFlow::kInfinite);  // must run in the forward
-        flow.addEdge(2 * o, 2 * o + 1, estimatedBytes(g.type(o)));
+        if (!recomputable(n) || shrinksTooMuchToRecompute(g, n))
+          flow.addEdge(source, 2 * o, MaxFlow::kInfinite);  // must run in the forward
+        flow.addEdge(2 * o, 2 * o + 1, saveCost(g, o, users[o]));
       }
       for (ValueId in : n.inputs)
         for (ValueId o : n.outputs) flow.addEdge(2 * in + 1, 2 * o, MaxFlow::kInfinite);

@@ -74,7 +74,9 @@ std::string KernelEmitter::compute(const LExprPtr& e, const std::vector<std::str
   switch (e->kind) {
     case LExpr::Kind::Load: {
       if (auto it = published_.find(e->op); it != published_.end()) return it->second;
-      return e->op + "[" + e->index.substitute(vars).str() + "]";
+      std::string text = e->op + "[" + e->index.substitute(vars).str() + "]";
+      if (auto it = aliases_.find(text); it != aliases_.end()) return it->second;
+      return text;
     }
     case LExpr::Kind::LoadIndirect:
       return e->op + "[" + e->index.substitute(vars).str() + " + " + std::to_string(e->stride) + " * (fb_i64)(" +

@@ -25,6 +25,10 @@ public:
   void resetCse() { cse_.clear(); }
   void publish(const std::string& buffer, const std::string& name, bool perElement);
   void forgetPerElement();
+  // Reads of `load` ("b_x[k + 64*m]", as the emitter prints it) use the register `name` instead
+  // (an element of a vector load, or a row cached in registers).
+  void alias(const std::string& load, const std::string& name) { aliases_[load] = name; }
+  void clearAliases() { aliases_.clear(); }
 
 private:
   std::string compute(const LExprPtr& e, const std::vector<std::string>& kids, const std::map<std::string, IndexExpr>& vars);
@@ -33,6 +37,7 @@ private:
   std::map<std::string, std::string> cse_;
   std::map<std::string, std::string> published_;
   std::set<std::string> perElement_;
+  std::map<std::string, std::string> aliases_;
   int temp_ = 0;
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include "core/ir/passes.h"
 #include "core/ir/verifier.h"
 #include "core/ops/graph_builder.h"
 #include "core/ops/registry.h"
@@ -340,6 +341,9 @@ Graph decompose(const Graph& g) {
   std::vector<ValueId> outs;
   for (ValueId v : g.outputs()) outs.push_back(map.at(v));
   out.setOutputs(outs);
+  // Ops decompose to shared prims (a forward cross-entropy and the row statistics its backward
+  // formula saves both compute max and log-sum-exp): merge them so each is computed once.
+  out = eliminateCommonSubexpressions(out);
   verifyGraph(out, primOpTyper());
   return out;
 }

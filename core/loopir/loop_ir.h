@@ -64,6 +64,8 @@ struct LExpr {
   std::vector<LExprPtr> args;
 
   static LExprPtr load(const std::string& buffer, DType t, IndexExpr index);
+  // buffer[base + stride * (int)value]
+  static LExprPtr loadIndirect(const std::string& buffer, DType t, IndexExpr base, int64_t stride, LExprPtr value);
   static LExprPtr constant(double v, DType t);
   static LExprPtr unary(const std::string& op, LExprPtr a, DType t);
   static LExprPtr binary(const std::string& op, LExprPtr a, LExprPtr b, DType t);

@@ -1,5 +1,6 @@
 #include "core/loopir/lower.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -35,6 +36,29 @@ bool isContiguousFull(const Layout& l, int64_t bufferNumel) {
 
 Loader stridedLoader(const std::string& buffer, DType t, const Layout& l) {
   return [buffer, t, l](const Index& idx) { return LExpr::load(buffer, t, linearIndex(idx, l.strides, l.offset)); };
+}
+
+// The placeholder coordinate of a gather's source, replaced by the gathered index value.
+const char* const kGatherVar = "gather_";
+
+// `e` with every load that depends on the coordinate variable `coord` turned into an indirect
+// load at `value`, or nullopt when some use of it is not a plain linear term of a load index
+// (a div/mod of it, through a reshape, or an iota of it).
+std::optional<LExprPtr> withIndirectCoordinate(const LExprPtr& e, const IndexExpr& coord, const LExprPtr& value) {
+  const std::string name = coord.variables().at(0);
+  auto copy = std::make_shared<LExpr>(*e);
+  for (LExprPtr& a : copy->args) {
+    auto r = withIndirectCoordinate(a, coord, value);
+    if (!r) return std::nullopt;
+    a = *r;
+  }
+  auto vars = e->index.variables();
+  if (std::find(vars.begin(), vars.end(), name) == vars.end()) return LExprPtr(copy);
+  if (e->kind != LExpr::Kind::Load) return std::nullopt;
+  IndexExpr base = e->index.substitute({{name, IndexExpr(0)}});
+  IndexExpr step = e->index.substitute({{name, IndexExpr(1)}}) - base;
+  if (!step.isConstant() || e->index != base + step * coord) return std::nullopt;
+  return LExpr::loadIndirect(e->op, e->dtype, base, step.constant(), value);
 }
 
 class Lowerer {
@@ -330,24 +354,32 @@ private:
       }));
     }
     if (op == "gather" || op == "index_select") {
-      // Indirect loads: realize the source so its layout is known.
-      std::string srcBuf = realize(n.inputs[0]);
-      Ints srcStrides = Layout::contiguous(in(n, 0).sizes).strides;
       int64_t d = a.i("dim");
       Loader idx = in(n, 1).loader;
-      DType srcType = in(n, 0).dtype;
       bool isGather = op == "gather";
+      auto indexValue = [=](const Index& i) { return isGather ? idx(i) : idx(Index{i[d]}); };
+      // The source's element at the data-dependent coordinate: when every load of the source
+      // uses that coordinate linearly, its loads become indirect and the source stays inlined
+      // (a cross-entropy picks one log-probability per row without writing the whole tensor).
+      Loader src = in(n, 0).loader;
+      const IndexExpr picked = IndexExpr::var(kGatherVar, in(n, 0).sizes[d]);
+      auto inlined = [=](const Index& i) {
+        Index j = i;
+        j[d] = picked;
+        return withIndirectCoordinate(src(j), picked, indexValue(i));
+      };
+      if (inlined(indexOf(loopVars(out, "x")))) {
+        Loader inl = [=](const Index& i) { return *inlined(i); };
+        return finishPointwise(n, pointwise(n, out, dt, inl));
+      }
+      // Otherwise realize the source so its layout is known.
+      std::string srcBuf = realize(n.inputs[0]);
+      Ints srcStrides = Layout::contiguous(in(n, 0).sizes).strides;
+      DType srcType = in(n, 0).dtype;
       return finishPointwise(n, pointwise(n, out, dt, [=](const Index& i) {
         Index base = i;
         base[d] = IndexExpr(0);
-        auto e = std::make_shared<LExpr>();
-        e->kind = LExpr::Kind::LoadIndirect;
-        e->op = srcBuf;
-        e->dtype = srcType;
-        e->index = linearIndex(base, srcStrides);
-        e->stride = srcStrides[d];
-        e->args = {isGather ? idx(i) : idx(Index{i[d]})};
-        return LExprPtr(e);
+        return LExpr::loadIndirect(srcBuf, srcType, linearIndex(base, srcStrides), srcStrides[d], indexValue(i));
       }));
     }
     if (op == "sum" || op == "amax" || op == "amin") return reduction(n, op == "sum" ? "sum" : op == "amax" ? "max" : "min", out, dt);

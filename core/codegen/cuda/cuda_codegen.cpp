@@ -1,7 +1,11 @@
 #include "core/codegen/cuda/cuda_codegen.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <numeric>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "core/codegen/cuda/cuda_prelude.h"
@@ -74,44 +78,269 @@ private:
     l.kind = CudaLaunch::Kind::Generated;
     l.name = k.name;
     mod_.entryPoints.push_back(k.name);
-    std::ostringstream os, body;
-    KernelEmitter em(body);
     int64_t M = k.M, K = k.K;
     bool hasReduction = std::any_of(k.items.begin(), k.items.end(),
                                     [&](const KernelItem& it) { return p_.nodes[it.node].kind == LoopNode::Kind::Reduction; });
-    bool column = hasReduction && prefersColumnLoop(p_, k, M, K);
-    if (column) return columnKernel(k, l, M, K);
-    if (!hasReduction) {  // one thread per point, grid-stride
-      int64_t total = M * K;
-      l.block = 256;
-      l.grid = std::min<int64_t>((total + 255) / 256, 1 << 20);
-      header(os, k, "a thread per element");
-      os << "extern \"C\" __global__ void __launch_bounds__(256) " << k.name << "(void* const* __restrict__ bufs) {\n" << pointerDecls(k);
-      body << "  for (fb_i64 i = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; i < " << total
-           << "; i += (fb_i64)gridDim.x * blockDim.x) {\n";
-      const std::string indent = "    ";
-      body << indent << "const fb_i64 m = " << (K > 1 ? "i / " + std::to_string(K) : "i") << ";\n";
-      if (K > 1) body << indent << "const fb_i64 k = i % " << K << ";\n";
-      for (const KernelItem& it : k.items) {
-        const LoopNode& n = p_.nodes[it.node];
-        body << indent << "// " << origin(n) << "\n";
-        emitLoopItem(body, em, n, kernelVarMap(n, false, M, K), indent, isStored(k, n.output), "");
-      }
-      body << "  }\n}\n";
-      os << body.str();
-      return os.str();
-    }
+    if (!hasReduction) return pointwiseKernel(k, l, M, K);
+    if (prefersColumnLoop(p_, k, M, K)) return columnKernel(k, l, M, K);
     if (M < 64 && K >= (1 << 16) && splittable(k)) return splitKernel(k, l, M, K);
-    // Row reductions: a block per row.
-    // About 16 elements per thread: small blocks keep more of them resident per SM, which hides
-    // the latency of the block reductions' barriers better than few large blocks.
-    l.block = std::min<int64_t>(1024, std::max<int64_t>(32, pow2AtLeast((K + 15) / 16)));
+    return rowKernel(k, l, M, K);
+  }
+
+  // ---- lanes: a thread computes `lanes` consecutive points of the grid -------------------
+  // The lane variable is k (m when the grid has one column); lane v is the point laneVar + v.
+  static std::string laneVar(int64_t K) { return K > 1 ? "k" : "m"; }
+  static int64_t laneExtent(int64_t M, int64_t K) { return K > 1 ? K : M; }
+
+  std::map<std::string, IndexExpr> laneVars(const LoopNode& n, int64_t M, int64_t K, int v) {
+    auto vars = kernelVarMap(n, false, M, K);
+    if (v == 0) return vars;
+    IndexExpr shifted = IndexExpr::var(laneVar(K), laneExtent(M, K)) + IndexExpr(v);
+    for (auto& [name, e] : vars) e = e.substitute({{laneVar(K), shifted}});
+    return vars;
+  }
+
+  // `e` is laneVar + rest with rest a multiple of 4 at every point, so the 4 lanes' elements are
+  // consecutive and 16-byte aligned (every buffer is its own cuMemAlloc, 256-byte aligned).
+  static bool vectorAligned(const IndexExpr& e, int64_t M, int64_t K) {
+    const std::string v = laneVar(K);
+    IndexExpr rest = e.substitute({{v, IndexExpr(0)}});
+    if (e != rest + IndexExpr::var(v, laneExtent(M, K))) return false;
+    return std::all_of(rest.terms().begin(), rest.terms().end(), [](const IndexTerm& t) { return t.coeff % 4 == 0; });
+  }
+
+  static void plainLoads(const LExprPtr& e, std::vector<const LExpr*>& out) {
+    if (e->kind == LExpr::Kind::Load) out.push_back(e.get());
+    for (const LExprPtr& a : e->args) plainLoads(a, out);
+  }
+
+  // The float4 loads of the items' f32 inputs at lane 0, as "b_x[k + 64*m]" -> the item's load,
+  // for buffers this kernel does not write.
+  std::map<std::string, const LExpr*> vectorLoads(const Kernel& k, const std::vector<int>& items, int64_t M, int64_t K,
+                                                  std::map<std::string, const LoopNode*>* owner = nullptr) {
+    std::set<std::string> written;
+    for (const KernelItem& it : k.items) written.insert(p_.nodes[it.node].output);
+    std::map<std::string, const LExpr*> out;
+    for (int i : items) {
+      const LoopNode& n = p_.nodes[k.items[i].node];
+      std::vector<const LExpr*> loads;
+      plainLoads(n.body, loads);
+      for (const LExpr* ld : loads) {
+        if (ld->dtype != DType::F32 || written.count(ld->op)) continue;
+        IndexExpr e0 = ld->index.substitute(laneVars(n, M, K, 0));
+        if (!vectorAligned(e0, M, K)) continue;
+        std::string text = cName(ld->op) + "[" + e0.str() + "]";
+        out.emplace(text, ld);
+        if (owner) owner->emplace(text, &n);
+      }
+    }
+    return out;
+  }
+
+  // Emits the full items `items` for `lanes` consecutive points: float4 loads first (or the rows
+  // cached in registers, `cached`: lane-0 load -> float4), then each lane's items, then the
+  // stores, as float4 where aligned. Reductions fold every lane into acc_<buffer>.
+  void emitLanes(std::ostringstream& body, KernelEmitter& em, const Kernel& k, const std::vector<int>& items, int64_t M, int64_t K,
+                 int lanes, const std::string& indent, const std::map<std::string, std::string>& cached) {
+    em.resetCse();
+    em.clearAliases();
+    if (lanes == 4) {
+      for (int i : items) {
+        const LoopNode& n = p_.nodes[k.items[i].node];
+        std::vector<const LExpr*> loads;
+        plainLoads(n.body, loads);
+        for (const auto& [text, ld] : vectorLoads(k, {i}, M, K)) {
+          std::string reg;
+          if (auto c = cached.find(text); c != cached.end()) {
+            reg = c->second;
+          } else if (auto v = vectorRegs_.find(text); v != vectorRegs_.end()) {
+            reg = v->second;
+          } else {
+            reg = "v" + std::to_string(vectorCount_++);
+            body << indent << "const float4 " << reg << " = *(const float4*)&" << text << ";\n";
+            vectorRegs_[text] = reg;
+          }
+          for (int v = 0; v < 4; ++v)
+            em.alias(cName(ld->op) + "[" + ld->index.substitute(laneVars(n, M, K, v)).str() + "]", reg + "." + "xyzw"[v]);
+        }
+      }
+    }
+    std::vector<std::vector<std::string>> values(items.size());
+    for (int v = 0; v < lanes; ++v)
+      for (size_t j = 0; j < items.size(); ++j) {
+        const LoopNode& n = p_.nodes[k.items[items[j]].node];
+        if (v == 0) body << indent << "// " << origin(n) << "\n";
+        if (online_ && &n == online_->max) {  // its value joins the online update of the sum
+          onlineMaxValue_ = em.emit(withCNames(n.body), laneVars(n, M, K, v), indent);
+          continue;
+        }
+        if (online_ && &n == online_->sum) {
+          std::string x = em.emit(withCNames(online_->exponent), laneVars(n, M, K, v), indent);
+          std::string mx = "acc_" + cName(online_->max->output), sum = "acc_" + cName(n.output), g = onlineMaxValue_;
+          // -inf elements add nothing (a row of only -inf is made NaN after the loop, as two passes give)
+          body << indent << "if (" << g << " > " << mx << " || " << g << " != " << g << ") { " << sum << " *= fb_exp(" << mx << " - " << g
+               << "); " << mx << " = " << g << "; }\n"
+               << indent << "if (" << x << " != " << literal(-INFINITY, DType::F32) << ") " << sum << " += fb_exp(" << x << " - " << mx
+               << ");\n";
+          continue;
+        }
+        std::string val = em.emit(withCNames(n.body), laneVars(n, M, K, v), indent);
+        if (n.kind == LoopNode::Kind::Reduction) {
+          body << indent << reduceCombine(n, "acc_" + cName(n.output), val) << ";\n";
+          continue;
+        }
+        values[j].push_back(val);
+        em.publish(cName(n.output), val, true);
+      }
+    for (size_t j = 0; j < items.size(); ++j) {
+      const LoopNode& n = p_.nodes[k.items[items[j]].node];
+      if (n.kind == LoopNode::Kind::Reduction || !isStored(k, n.output)) continue;
+      IndexExpr s0 = storeIndexOf(n).substitute(laneVars(n, M, K, 0));
+      if (lanes == 4 && p_.buffer(n.output).dtype == DType::F32 && vectorAligned(s0, M, K)) {
+        body << indent << "*(float4*)&" << cName(n.output) << "[" << s0.str() << "] = make_float4(" << values[j][0] << ", "
+             << values[j][1] << ", " << values[j][2] << ", " << values[j][3] << ");\n";
+        continue;
+      }
+      for (int v = 0; v < lanes; ++v)
+        body << indent << cName(n.output) << "[" << storeIndexOf(n).substitute(laneVars(n, M, K, v)).str() << "] = " << values[j][v]
+             << ";\n";
+    }
+    vectorRegs_.clear();
+    em.clearAliases();
+  }
+
+  // Softmax's two row loops, max then sum(exp(X - max)), as one pass: the running sum is rescaled
+  // whenever the running max grows (online softmax), so the row is read once instead of twice.
+  struct OnlineSoftmax {
+    const LoopNode* max = nullptr;
+    const LoopNode* sum = nullptr;
+    LExprPtr exponent;  // X
+  };
+  std::optional<OnlineSoftmax> onlineSoftmax(const Kernel& k, const std::vector<int>& a, const std::vector<int>& b) {
+    if (a.size() != 1 || b.size() != 1 || k.items[a[0]].row || k.items[b[0]].row) return std::nullopt;
+    const LoopNode& mx = p_.nodes[k.items[a[0]].node];
+    const LoopNode& sum = p_.nodes[k.items[b[0]].node];
+    if (mx.kind != LoopNode::Kind::Reduction || mx.reduceOp != "max" || sum.kind != LoopNode::Kind::Reduction ||
+        sum.reduceOp != "sum" || p_.buffer(mx.output).dtype != DType::F32 || p_.buffer(sum.output).dtype != DType::F32)
+      return std::nullopt;
+    const LExpr& e = *sum.body;
+    if (e.kind != LExpr::Kind::Unary || e.op != "exp") return std::nullopt;
+    const LExpr& d = *e.args[0];
+    if (d.kind != LExpr::Kind::Binary || d.op != "sub") return std::nullopt;
+    const LExpr& ld = *d.args[1];
+    // the subtracted value must be the max of the same row, and X must not read the max
+    if (ld.kind != LExpr::Kind::Load || ld.op != mx.output ||
+        ld.index.substitute(kernelVarMap(sum, false, k.M, k.K)) != storeIndexOf(mx).substitute(kernelVarMap(mx, true, k.M, k.K)))
+      return std::nullopt;
+    // and X must be the max's own body (softmax), for which the -inf rules above are exact
+    if (d.args[0]->substitute(kernelVarMap(sum, false, k.M, k.K))->str() != mx.body->substitute(kernelVarMap(mx, false, k.M, k.K))->str())
+      return std::nullopt;
+    return OnlineSoftmax{&mx, &sum, d.args[0]};
+  }
+
+  // Pointwise kernels: grid-stride over chunks of 4 consecutive points (16-byte loads and stores
+  // where the index allows), or one point per thread when the lane extent is not a multiple of 4.
+  std::string pointwiseKernel(const Kernel& k, CudaLaunch& l, int64_t M, int64_t K) {
+    std::ostringstream os, body;
+    KernelEmitter em(body);
+    const int64_t total = M * K;
+    // A flat grid is iterated as rows of the nodes' common last dim, so that values per row
+    // (a row's max, a per-row target) are read once per 4 lanes instead of per element.
+    if (K == 1) {
+      int64_t last = p_.nodes[k.items[0].node].vars.empty() ? 1 : p_.nodes[k.items[0].node].vars.back().size;
+      bool common = std::all_of(k.items.begin(), k.items.end(), [&](const KernelItem& it) {
+        const LoopNode& n = p_.nodes[it.node];
+        return !n.vars.empty() && n.vars.back().size == last;
+      });
+      if (common && last > 1 && last % 4 == 0) M = total / last, K = last;
+    }
+    const int lanes = laneExtent(M, K) % 4 == 0 ? 4 : 1;
+    const int64_t chunks = total / lanes;
+    l.block = 256;
+    l.grid = std::min<int64_t>((chunks + 255) / 256, 1 << 20);
+    header(os, k, lanes == 4 ? "4 consecutive elements per thread" : "a thread per element");
+    os << "extern \"C\" __global__ void __launch_bounds__(256) " << k.name << "(void* const* __restrict__ bufs) {\n" << pointerDecls(k);
+    body << "  for (fb_i64 c = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; c < " << chunks
+         << "; c += (fb_i64)gridDim.x * blockDim.x) {\n";
+    body << "    const fb_i64 i = c" << (lanes > 1 ? " * " + std::to_string(lanes) : "") << ";\n";
+    body << "    const fb_i64 m = " << (K > 1 ? "i / " + std::to_string(K) : "i") << ";\n";
+    if (K > 1) body << "    const fb_i64 k = i % " << K << ";\n";
+    std::vector<int> all(k.items.size());
+    std::iota(all.begin(), all.end(), 0);
+    emitLanes(body, em, k, all, M, K, lanes, "    ", {});
+    body << "  }\n}\n";
+    os << body.str();
+    return os.str();
+  }
+
+  // Row reductions: a block per row, about 16 elements per thread (small blocks keep more of
+  // them resident per SM, which hides the latency of the block reductions' barriers), 4
+  // consecutive elements per step where the row allows. When a thread's share of the row fits in
+  // registers, the row's loads that several loops share (layer norm's x: mean, variance,
+  // output) are read once into registers (a persistent reduction, as Inductor's).
+  std::string rowKernel(const Kernel& k, CudaLaunch& l, int64_t M, int64_t K) {
+    std::ostringstream os, body;
+    KernelEmitter em(body);
+    const int lanes = K % 4 == 0 ? 4 : 1;
+    const int64_t chunks = K / lanes;
+    const int64_t block = std::min<int64_t>(1024, std::max<int64_t>(32, pow2AtLeast((K + 15) / 16)));
+    const int64_t perThread = (chunks + block - 1) / block;
+    const bool guard = chunks % block != 0;
+    l.block = block;
     l.grid = std::min<int64_t>(M, 1 << 20);
-    header(os, k, "a block per row");
-    os << "extern \"C\" __global__ void __launch_bounds__(1024) " << k.name << "(void* const* __restrict__ bufs) {\n" << pointerDecls(k)
-       << "  __shared__ double fb_scratch[32];\n";
+    // Loads shared by several loops, kept in registers when the thread's share is small.
+    std::map<std::string, std::string> cached;
+    std::map<std::string, const LoopNode*> cachedOwner;
+    if (lanes == 4 && perThread * lanes <= 16) {
+      std::map<std::string, int> segmentsUsing;
+      std::map<std::string, const LoopNode*> owner;
+      for (const std::vector<int>& seg : k.segments) {
+        if (k.items[seg[0]].row) continue;
+        for (const auto& [text, ld] : vectorLoads(k, seg, M, K, &owner)) ++segmentsUsing[text];
+      }
+      for (const auto& [text, uses] : segmentsUsing)
+        if (uses > 1) {
+          cached[text] = "row" + std::to_string(cached.size());
+          cachedOwner[text] = owner.at(text);
+        }
+    }
+    header(os, k, cached.empty() ? "a block per row" : "a block per row, the row kept in registers");
+    os << "extern \"C\" __global__ void __launch_bounds__(" << block << ") " << k.name << "(void* const* __restrict__ bufs) {\n"
+       << pointerDecls(k) << "  __shared__ double fb_scratch[32];\n";
     body << "  for (fb_i64 m = blockIdx.x; m < " << M << "; m += gridDim.x) {\n";
-    for (const std::vector<int>& seg : k.segments) {
+    // One pass over the thread's share of the row: `emit` writes the loop body for k.
+    auto rowLoop = [&](const std::function<void(const std::string&)>& emit) {
+      if (!cached.empty()) {
+        body << "    #pragma unroll\n    for (int j = 0; j < " << perThread << "; ++j) {\n"
+             << "      const fb_i64 k = (threadIdx.x + j * " << block << ") * " << lanes << ";\n";
+        if (guard) body << "      if (k < " << K << ") {\n";
+        emit(guard ? "        " : "      ");
+        if (guard) body << "      }\n";
+        body << "    }\n";
+        return;
+      }
+      body << "    #pragma unroll 2\n    for (fb_i64 c = threadIdx.x; c < " << chunks << "; c += " << block << ") {\n"
+           << "      const fb_i64 k = c" << (lanes > 1 ? " * " + std::to_string(lanes) : "") << ";\n";
+      emit("      ");
+      body << "    }\n";
+    };
+    if (!cached.empty()) {
+      for (const auto& [text, reg] : cached) body << "    float4 " << reg << "[" << perThread << "];\n";
+      rowLoop([&](const std::string& indent) {
+        for (const auto& [text, reg] : cached) body << indent << reg << "[j] = *(const float4*)&" << text << ";\n";
+      });
+    }
+    std::map<std::string, std::string> cachedAtJ;
+    for (const auto& [text, reg] : cached) cachedAtJ[text] = reg + "[j]";
+    std::vector<std::vector<int>> segments = k.segments;
+    std::optional<OnlineSoftmax> online;
+    for (size_t si = 0; si + 1 < segments.size() && cached.empty(); ++si)
+      if ((online = onlineSoftmax(k, segments[si], segments[si + 1]))) {
+        segments[si].push_back(segments[si + 1][0]);
+        segments.erase(segments.begin() + static_cast<std::ptrdiff_t>(si) + 1);
+        break;
+      }
+    for (const std::vector<int>& seg : segments) {
       const KernelItem& first = k.items[seg[0]];
       if (first.row) {
         const LoopNode& n = p_.nodes[first.node];
@@ -129,23 +358,37 @@ private:
       for (const LoopNode* r : reductions)
         body << "    " << ctype(p_.buffer(r->output).dtype) << " acc_" << cName(r->output) << " = "
              << reduceInit(*r, p_.buffer(r->output).dtype) << ";\n";
-      body << "    #pragma unroll 4\n    for (fb_i64 k = threadIdx.x; k < " << K << "; k += blockDim.x) {\n";
-      em.resetCse();
-      for (int i : seg) {
-        const LoopNode& n = p_.nodes[k.items[i].node];
-        auto vars = kernelVarMap(n, false, M, K);
-        body << "      // " << origin(n) << "\n";
-        emitLoopItem(body, em, n, vars, "      ", isStored(k, n.output), "acc_" + cName(n.output));
-      }
-      body << "    }\n";
+      bool onlineNaNRows = false;
+      bool merged = online && seg.size() == 2 && &p_.nodes[k.items[seg[1]].node] == online->sum;
+      online_ = merged ? &*online : nullptr;
+      rowLoop([&](const std::string& indent) { emitLanes(body, em, k, seg, M, K, lanes, indent, cachedAtJ); });
+      online_ = nullptr;
       em.forgetPerElement();
       em.resetCse();
+      if (merged) {  // rescale each thread's sum to the row's max before adding them up
+        std::string mx = "acc_" + cName(online->max->output), sum = "acc_" + cName(online->sum->output);
+        DType t = p_.buffer(online->max->output).dtype;
+        body << "    {\n      const " << ctype(t) << " row_max = fb_block_reduce(" << mx << ", FbMax(), " << reduceInit(*online->max, t)
+             << ", (" << ctype(t) << "*)fb_scratch);\n"
+             << "      " << sum << " = " << sum << " == 0 ? " << sum << " : " << sum << " * fb_exp(" << mx << " - row_max);\n"
+             << "      " << mx << " = row_max;\n    }\n";
+        reductions = {online->sum};
+        onlineNaNRows = true;
+        if (isStored(k, online->max->output))
+          body << "    if (threadIdx.x == 0) " << cName(online->max->output) << "["
+               << storeIndexOf(*online->max).substitute(kernelVarMap(*online->max, true, M, K)).str() << "] = " << mx << ";\n";
+        em.publish(cName(online->max->output), mx, false);
+      }
       for (const LoopNode* r : reductions) {
         DType t = p_.buffer(r->output).dtype;
         std::string acc = "acc_" + cName(r->output);
         const char* op = r->reduceOp == "sum" ? "FbSum()" : r->reduceOp == "max" ? "FbMax()" : "FbMin()";
         body << "    " << acc << " = fb_block_reduce(" << acc << ", " << op << ", " << reduceInit(*r, t) << ", (" << ctype(t)
              << "*)fb_scratch);\n";
+        if (onlineNaNRows)
+          body << "    if (acc_" << cName(online->max->output) << " == " << literal(-INFINITY, DType::F32) << ") " << acc << " = "
+               << literal(NAN, DType::F32) << ";\n";
+        onlineNaNRows = false;
         if (isStored(k, r->output))
           body << "    if (threadIdx.x == 0) " << cName(r->output) << "["
                << storeIndexOf(*r).substitute(kernelVarMap(*r, true, M, K)).str() << "] = " << acc << ";\n";
@@ -331,6 +574,10 @@ private:
   std::ostringstream os_;
   CudaModule mod_;
   std::map<std::string, int> slot_;
+  std::map<std::string, std::string> vectorRegs_;  // float4 loads of the current loop body
+  const OnlineSoftmax* online_ = nullptr;           // the pair emitLanes merges, while it does
+  std::string onlineMaxValue_;
+  int vectorCount_ = 0;
   int lines_ = 0;
 };
 
