@@ -81,6 +81,29 @@ private:
     return std::to_string(p_.nodes[nodes[0]].numel());
   }
 
+  // Bytes a kernel reads of `b`: all of it, except when it is only gathered from (a loss picking
+  // one logit per row), where it is one element per gather point.
+  int64_t bytesReadOf(const Kernel& k, const std::string& b) const {
+    const Buffer& buf = p_.buffer(b);
+    int64_t gathered = 0;
+    std::function<bool(const LExpr&, int64_t)> visit = [&](const LExpr& e, int64_t points) {
+      if (e.op == b && e.kind == LExpr::Kind::Load) return false;
+      if (e.op == b && e.kind == LExpr::Kind::LoadIndirect) gathered += points * dtypeBytes(buf.dtype);
+      for (const LExprPtr& a : e.args)
+        if (!visit(*a, points)) return false;
+      return true;
+    };
+    for (const KernelItem& it : k.items) {
+      const LoopNode& n = p_.nodes[it.node];
+      if (n.kind == LoopNode::Kind::Extern) {
+        if (std::find(n.externInputs.begin(), n.externInputs.end(), b) != n.externInputs.end()) return buf.bytes();
+        continue;
+      }
+      if (!visit(*n.body, n.numel() * n.reductionNumel())) return buf.bytes();
+    }
+    return std::min(buf.bytes(), gathered);
+  }
+
   bool gridOf(const std::vector<int>& nodes, Grid& g, std::string& why) const {
     const LoopNode* red = nullptr;
     for (int id : nodes) {
@@ -303,7 +326,7 @@ private:
         (outside || k.isExtern ? k.storedBuffers : k.localBuffers).push_back(b);
       }
       k.readBuffers.assign(readFromMemory.begin(), readFromMemory.end());
-      for (const std::string& b : k.readBuffers) k.bytesRead += p_.buffer(b).bytes();
+      for (const std::string& b : k.readBuffers) k.bytesRead += bytesReadOf(k, b);
       for (const std::string& b : k.storedBuffers) k.bytesWritten += p_.buffer(b).bytes();
     }
     s.memory = planMemory(s, kernelOf);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/autograd/derivatives.h"
+#include "core/frontend/model_loader.h"
 #include "core/ops/registry.h"
 #include "grad_check.h"
 #include "op_cases.h"
@@ -114,4 +115,23 @@ model c(x: f32[4]) {
   for (const Node& n : joint.graph.nodes()) exps += n.op == "exp", tanhs += n.op == "tanh";
   EXPECT_EQ(exps, 1);   // the duplicate exp(x * w) merged
   EXPECT_EQ(tanhs, 0);  // dead code dropped
+}
+
+// Min-cut on a cross-entropy over a large vocabulary: saving the logits (a graph input, cost
+// once) and the row max / log-sum-exp (reductions 32000x smaller, kept in the forward) beats
+// saving softmax - onehot (an intermediate whose users are all fusible: it would be written only
+// to be saved, so it costs twice its bytes). The backward then reads the logits once.
+TEST(Partitioner, CrossEntropySavesRowStatisticsNotTheSoftmax) {
+  Graph g = trace(loadModel("xent_logits"), TraceOptions{{{"N", 8}}, false});
+  Partition part = partitionJointGraph(buildJointGraph(g, {}), Partitioner::MinCut);
+  int64_t logitsBytes = 8 * 32000 * 4;
+  int64_t full = 0;
+  for (const GraphInput& in : part.backward.inputs())
+    if (in.role == InputRole::Saved && estimatedBytes(part.backward.type(in.value)) >= logitsBytes) {
+      ++full;
+      EXPECT_EQ(part.backward.value(in.value).name, "logits");
+    }
+  EXPECT_EQ(full, 1);
+  EXPECT_LE(part.report.savedBytes, logitsBytes + 8 * 64);
+  for (const Node& n : part.backward.nodes()) EXPECT_NE(n.op, "amax") << "the backward must not recompute the row max";
 }

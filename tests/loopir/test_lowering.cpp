@@ -90,3 +90,17 @@ TEST(Lowering, RejectsSymbolicShapes) {
   Graph g = decompose(test::traceSource("model s(x: f32[B, 4]) dims(B = 2) { return relu(x) }", TraceOptions{{}, true}));
   test::expectThrowContaining<Error>([&] { lower(g); }, "lowering needs concrete shapes");
 }
+
+// A gather of a pointwise value reads the value's inputs indirectly instead of realizing it:
+// cross-entropy picks one log-probability per row without writing the [N, V] log-softmax.
+TEST(Lowering, GatherOfAPointwiseSourceStaysInlined) {
+  Graph g = decompose(trace(loadModel("xent_logits"), TraceOptions{{{"N", 6}}, false}));
+  LoopProgram lp = lower(g);
+  for (const Buffer& b : lp.buffers)
+    if (b.kind != Buffer::Kind::Input) EXPECT_LE(b.layout.numel(), 6) << b.name << " is realized at full size";
+  bool indirect = false;
+  for (const LoopNode& n : lp.nodes)
+    if (n.body && n.body->str().find("load(logits") != std::string::npos && n.numel() * n.reductionNumel() == 6) indirect = true;
+  EXPECT_TRUE(indirect) << lp.str();
+  expectLoopsMatchGraph(g, makeInputs(g, 3), 1e-5, "xent_logits gather");
+}
