@@ -171,17 +171,11 @@ private:
         const LoopNode& n = p_.nodes[k.items[items[j]].node];
         if (v == 0) body << indent << "// " << origin(n) << "\n";
         if (online_ && &n == online_->max) {  // its value joins the online update of the sum
-          onlineMaxValue_ = em.emit(withCNames(n.body), laneVars(n, M, K, v), indent);
+          onlineMax_.push_back(em.emit(withCNames(n.body), laneVars(n, M, K, v), indent));
           continue;
         }
         if (online_ && &n == online_->sum) {
-          std::string x = em.emit(withCNames(online_->exponent), laneVars(n, M, K, v), indent);
-          std::string mx = "acc_" + cName(online_->max->output), sum = "acc_" + cName(n.output), g = onlineMaxValue_;
-          // -inf elements add nothing (a row of only -inf is made NaN after the loop, as two passes give)
-          body << indent << "if (" << g << " > " << mx << " || " << g << " != " << g << ") { " << sum << " *= fb_exp(" << mx << " - " << g
-               << "); " << mx << " = " << g << "; }\n"
-               << indent << "if (" << x << " != " << literal(-INFINITY, DType::F32) << ") " << sum << " += fb_exp(" << x << " - " << mx
-               << ");\n";
+          onlineExp_.push_back(em.emit(withCNames(online_->exponent), laneVars(n, M, K, v), indent));
           continue;
         }
         std::string val = em.emit(withCNames(n.body), laneVars(n, M, K, v), indent);
@@ -192,6 +186,20 @@ private:
         values[j].push_back(val);
         em.publish(cName(n.output), val, true);
       }
+    if (online_) {
+      // The running sum is rescaled once per chunk, to the max of the chunk's lanes; -inf
+      // elements add nothing (a row of only -inf is made NaN after the loop, as two passes give).
+      std::string mx = "acc_" + cName(online_->max->output), sum = "acc_" + cName(online_->sum->output), g = onlineMax_[0];
+      for (size_t v = 1; v < onlineMax_.size(); ++v) g = "fb_max(" + g + ", " + onlineMax_[v] + ")";
+      body << indent << "{\n" << indent << "  const float chunk_max = " << g << ";\n"
+           << indent << "  if (chunk_max > " << mx << " || chunk_max != chunk_max) { " << sum << " *= fb_exp(" << mx
+           << " - chunk_max); " << mx << " = chunk_max; }\n" << indent << "}\n";
+      for (const std::string& x : onlineExp_)
+        body << indent << "if (" << x << " != " << literal(-INFINITY, DType::F32) << ") " << sum << " += fb_exp(" << x << " - " << mx
+             << ");\n";
+      onlineMax_.clear();
+      onlineExp_.clear();
+    }
     for (size_t j = 0; j < items.size(); ++j) {
       const LoopNode& n = p_.nodes[k.items[items[j]].node];
       if (n.kind == LoopNode::Kind::Reduction || !isStored(k, n.output)) continue;
@@ -577,7 +585,7 @@ private:
   std::map<std::string, int> slot_;
   std::map<std::string, std::string> vectorRegs_;  // float4 loads of the current loop body
   const OnlineSoftmax* online_ = nullptr;           // the pair emitLanes merges, while it does
-  std::string onlineMaxValue_;
+  std::vector<std::string> onlineMax_, onlineExp_;  // its per-lane values in the current chunk
   int vectorCount_ = 0;
   int lines_ = 0;
 };
