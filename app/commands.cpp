@@ -8,6 +8,7 @@
 #include <map>
 
 #include "app/cli_args.h"
+#include "app/session_recording.h"
 #include "core/decompose/decompose.h"
 #include "core/frontend/model_loader.h"
 #include "core/interp/interpreter.h"
@@ -30,22 +31,6 @@ std::string stageList() {
   std::string s;
   for (const char* st : kStages) s += (s.empty() ? "" : ", ") + std::string(st);
   return s;
-}
-
-TraceOptions traceOptions(const Args& a) {
-  TraceOptions o;
-  o.symbolic = a.flag("--symbolic");
-  for (const std::string& spec : a.values("--dim")) {
-    auto eq = spec.find('=');
-    std::string name = spec.substr(0, eq);
-    std::string size = eq == std::string::npos ? "" : spec.substr(eq + 1);
-    char* end = nullptr;
-    long long v = std::strtoll(size.c_str(), &end, 10);
-    if (name.empty() || size.empty() || *end != '\0' || v <= 0)
-      throw UsageError("--dim expects NAME=SIZE with a positive size, got '" + spec + "'");
-    o.dims[name] = v;
-  }
-  return o;
 }
 
 std::string modelArg(const Args& a, const char* command) {
@@ -106,7 +91,8 @@ const char* kRunHelp =
     "  --seed S          seed of the random inputs (default 0)\n"
     "  --threads T       worker threads for the cpu target (default: one per hardware thread)\n"
     "  --no-fusion       one kernel per loop-IR node (to compare fusion decisions)\n"
-    "  --no-check        skip the comparison with the interpreter (large benchmark shapes)\n";
+    "  --no-check        skip the comparison with the interpreter (large benchmark shapes)\n"
+    "  --session FILE    record the stages, the compiled code and every iteration's kernel times in a session file\n";
 
 bool wantsHelp(const std::vector<std::string>& args) {
   for (const std::string& a : args)
@@ -116,6 +102,22 @@ bool wantsHelp(const std::vector<std::string>& args) {
 
 }  // namespace
 
+TraceOptions traceOptions(const Args& a) {
+  TraceOptions o;
+  o.symbolic = a.flag("--symbolic");
+  for (const std::string& spec : a.values("--dim")) {
+    auto eq = spec.find('=');
+    std::string name = spec.substr(0, eq);
+    std::string size = eq == std::string::npos ? "" : spec.substr(eq + 1);
+    char* end = nullptr;
+    long long v = std::strtoll(size.c_str(), &end, 10);
+    if (name.empty() || size.empty() || *end != '\0' || v <= 0)
+      throw UsageError("--dim expects NAME=SIZE with a positive size, got '" + spec + "'");
+    o.dims[name] = v;
+  }
+  return o;
+}
+
 std::string usage() {
   return "usage: fusebox COMMAND [ARGS]\n\n"
          "Commands:\n"
@@ -123,8 +125,12 @@ std::string usage() {
          "  ops [--prims]                       list the torch-level ops or the prim set\n"
          "  dump MODEL --stage STAGE [--format text|dot|json]\n"
          "                                      print a stage's graph (stages: " + stageList() + ")\n"
-         "  run MODEL --target interp|cpu|cuda [--train] [--iters N]\n"
-         "                                      run a model (interpreter, compiled CPU or GPU code) and check its numerics\n\n"
+         "  compile MODEL [--train] [--target cpu|cuda] [--until STAGE] [--session FILE]\n"
+         "                                      run the pipeline (and the backend compiler), recording every stage in a session\n"
+         "  run MODEL --target interp|cpu|cuda [--train] [--iters N] [--session FILE]\n"
+         "                                      run a model (interpreter, compiled CPU or GPU code) and check its numerics\n"
+         "  report SESSION [--compare SESSION2] -o report.html\n"
+         "                                      a self-contained HTML report of a session, or a fusion comparison of two\n\n"
          "Options: --help (also after a command), --version\n";
 }
 
@@ -284,10 +290,19 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
   config.train = a.flag("--train");
   config.schedule.fusion = !a.flag("--no-fusion");
   Pipeline p(loadModel(model), config);
-  p.runAll();
+  std::optional<SessionRecording> session;
+  RunHooks hooks;
+  if (auto path = a.value("--session")) {
+    session.emplace(*path, model, config, target);  // records every stage as it finishes
+    session->compile(p);
+    hooks = session->runHooks();
+  } else {
+    p.runAll();
+  }
   bool check = !a.flag("--no-check");
-  RunReport r = target == "cuda" ? runOnCuda(p, iters, static_cast<uint64_t>(seed), check)
-                                 : runOnCpu(p, iters, static_cast<uint64_t>(seed), static_cast<unsigned>(threads), check);
+  RunReport r = target == "cuda" ? runOnCuda(p, iters, static_cast<uint64_t>(seed), check, hooks)
+                                 : runOnCpu(p, iters, static_cast<uint64_t>(seed), static_cast<unsigned>(threads), check, hooks);
+  if (session) std::printf("recorded as session %lld in %s\n", static_cast<long long>(session->id()), session->path().c_str());
   double pipelineMs = 0;
   for (const StageTiming& t : p.timings()) pipelineMs += t.ms;
   std::printf("model %s (%s) on %s: pipeline %.2f ms, compile %.1f ms%s, %d iteration%s\n", p.traced().name.c_str(),
@@ -315,7 +330,7 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
 
 int runCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kRunHelp, 0;
-  Args a(argv, {"--target", "--iters", "--seed", "--dim", "--threads"}, {"--train", "--no-fusion", "--no-check"});
+  Args a(argv, {"--target", "--iters", "--seed", "--dim", "--threads", "--session"}, {"--train", "--no-fusion", "--no-check"});
   std::string model = modelArg(a, "run");
   std::string target = a.valueOr("--target", "interp");
   if (target != "interp" && target != "cpu" && target != "cuda") throw UsageError("--target must be interp, cpu or cuda, got '" + target + "'");

@@ -5,13 +5,21 @@
 #include <string>
 #include <vector>
 
+#include "core/trace/trace.h"
+
 namespace fusebox::cli {
 
 int modelsCommand(const std::vector<std::string>& args);
 int dumpCommand(const std::vector<std::string>& args);
 int runCommand(const std::vector<std::string>& args);
 int opsCommand(const std::vector<std::string>& args);
+int compileCommand(const std::vector<std::string>& args);
+int reportCommand(const std::vector<std::string>& args);
 
 std::string usage();
+
+class Args;
+// --dim NAME=SIZE (repeated) and --symbolic.
+TraceOptions traceOptions(const Args& a);
 
 }  // namespace fusebox::cli

@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
     if (command == "ops") return opsCommand(rest);
     if (command == "dump") return dumpCommand(rest);
     if (command == "run") return runCommand(rest);
+    if (command == "compile") return compileCommand(rest);
+    if (command == "report") return reportCommand(rest);
     throw UsageError("unknown command '" + command + "'");
   } catch (const UsageError& e) {
     std::cerr << "fusebox: " << e.what() << "\n\n" << usage();

@@ -20,6 +20,14 @@ if(NOT DEFINED FUSEBOX_WITH_OPENBLAS OR FUSEBOX_WITH_OPENBLAS)
   find_path(OPENBLAS_INCLUDE_DIR NAMES cblas.h PATH_SUFFIXES openblas)
 endif()
 
+if(NOT DEFINED FUSEBOX_WITH_SESSIONS OR FUSEBOX_WITH_SESSIONS)
+  find_package(SQLite3 QUIET)
+  find_package(PkgConfig QUIET)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(GRAPHVIZ QUIET IMPORTED_TARGET libgvc libcgraph)
+  endif()
+endif()
+
 set(_gui_default OFF)
 if(Qt6_FOUND)
   set(_gui_default ON)
@@ -58,6 +66,20 @@ fusebox_report_dependency(FUSEBOX_WITH_LLVM "${_llvm_default}" "LLVM 16 and libc
   "llvm-16-dev libclang-cpp16-dev libclang-16-dev")
 fusebox_report_dependency(FUSEBOX_WITH_CUDA "${CUDAToolkit_FOUND}" "CUDA Toolkit (NVRTC, driver API)"
   "the CUDA Toolkit at /usr/local/cuda")
+
+set(_sessions_default OFF)
+if(SQLite3_FOUND AND GRAPHVIZ_FOUND)
+  set(_sessions_default ON)
+endif()
+option(FUSEBOX_WITH_SESSIONS "SQLite sessions and HTML reports (Graphviz layout)" ${_sessions_default})
+fusebox_report_dependency(FUSEBOX_WITH_SESSIONS "${_sessions_default}" "SQLite 3 and Graphviz (gvc, cgraph)"
+  "libsqlite3-dev libgraphviz-dev")
+if(FUSEBOX_WITH_SESSIONS AND NOT _sessions_default)
+  message(FATAL_ERROR "FUSEBOX_WITH_SESSIONS=ON but SQLite 3 or Graphviz was not found")
+endif()
+if(FUSEBOX_WITH_GUI AND NOT FUSEBOX_WITH_SESSIONS)
+  message(FATAL_ERROR "the GUI needs FUSEBOX_WITH_SESSIONS (SQLite 3 and Graphviz)")
+endif()
 
 fusebox_report_dependency(FUSEBOX_WITH_OPENBLAS "${_blas_default}" "OpenBLAS" "libopenblas-dev")
 

@@ -34,10 +34,13 @@ bool closeForDType(const Tensor& got, const Tensor& want) {
 
 namespace {
 
+// "inference", "forward" or "backward": the graph of module i.
+std::string graphName(const Pipeline& p, size_t i) { return !p.config().train ? "inference" : i == 0 ? "forward" : "backward"; }
+
 // Runs compiled graphs (CPU or CUDA executables), times them and checks them.
 template <class Exe>
 void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes, int iters, uint64_t seed, bool check,
-                     RunReport& report) {
+                     RunReport& report, const RunHooks& hooks) {
   report.checked = check;
   report.iters = iters;
   const Graph& traced = p.traced();
@@ -66,11 +69,32 @@ void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes,
   };
   step();  // warm-up
   for (auto& e : exes) e->resetProfile();
-  auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < iters; ++i) step();
-  report.msPerIter = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / iters;
-
   const char* names[] = {train ? "forward" : "inference", "backward"};
+  std::vector<double> before;  // each kernel's total before this iteration
+  auto sample = [&](int iteration) {
+    std::vector<KernelRow> rows;
+    size_t at = 0;
+    for (size_t g = 0; g < exes.size(); ++g)
+      for (const KernelProfile& k : exes[g]->profile()) {
+        if (before.size() <= at) before.push_back(0);
+        double ms = k.totalMs - before[at];
+        before[at++] = k.totalMs;
+        rows.push_back({names[g], k.name, ms, 1, k.bytes, ms > 0 ? k.bytes / (ms * 1e6) : 0});
+      }
+    hooks.iteration(iteration, rows);
+  };
+  double observed = 0;  // time spent in the observer, not counted in the step time
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < iters; ++i) {
+    step();
+    if (hooks.iteration) {
+      auto s0 = std::chrono::steady_clock::now();
+      sample(i);
+      observed += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count();
+    }
+  }
+  report.msPerIter = (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() - observed) / iters;
+
   for (size_t g = 0; g < exes.size(); ++g)
     for (const KernelProfile& k : exes[g]->profile()) {
       KernelRow row{names[g], k.name, k.totalMs / iters, static_cast<double>(k.calls) / iters, k.bytes, 0};
@@ -99,7 +123,7 @@ void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes,
 
 }  // namespace
 
-RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads, bool check) {
+RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads, bool check, const RunHooks& hooks) {
   RunReport report;
   ThreadPool pool(threads);
   std::vector<std::unique_ptr<CpuExecutable>> exes;
@@ -107,14 +131,18 @@ RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads
     auto compiled = compileCpuModule(p.cppModules()[i].source);
     report.compileMs += compiled->compileMs;
     report.fromCache = compiled->fromCache;
+    if (hooks.compiled) {
+      hooks.compiled(graphName(p, i), "llvm_ir", compiled->llvmIR);
+      hooks.compiled(graphName(p, i), "asm", compiled->assembly);
+    }
     exes.push_back(std::make_unique<CpuExecutable>(p.loops()[i], p.schedules()[i], p.cppModules()[i], compiled, pool));
     report.peakIntermediateBytes += p.schedules()[i].memory.peakIntermediateBytes;
   }
-  measureAndCheck(p, exes, iters, seed, check, report);
+  measureAndCheck(p, exes, iters, seed, check, report, hooks);
   return report;
 }
 
-RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check) {
+RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check, const RunHooks& hooks) {
   std::string why;
   if (!cudaDeviceAvailable(&why)) throw Error("--target cuda: " + why + " (the CUDA code is still generated and compiled: `fusebox dump MODEL --stage cuda`)");
   RunReport report;
@@ -127,10 +155,11 @@ RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check) {
     auto compiled = compileCudaModule(modules.back().source, cc);
     report.compileMs += compiled->compileMs;
     report.fromCache = compiled->fromCache;
+    if (hooks.compiled) hooks.compiled(graphName(p, i), "ptx", compiled->ptx);
     exes.push_back(std::make_unique<CudaExecutable>(p.loops()[i], p.schedules()[i], modules.back(), compiled));
     report.peakIntermediateBytes += p.schedules()[i].memory.peakIntermediateBytes;
   }
-  measureAndCheck(p, exes, iters, seed, check, report);
+  measureAndCheck(p, exes, iters, seed, check, report, hooks);
   return report;
 }
 

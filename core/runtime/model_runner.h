@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,12 +40,20 @@ struct RunReport {
   bool ok() const;
 };
 
+// Optional observers of a run (a session records through them while the run goes on).
+struct RunHooks {
+  // Each compiled module's artifacts: kind "llvm_ir", "asm" (CPU) or "ptx" (CUDA).
+  std::function<void(const std::string& graph, const std::string& kind, const std::string& text)> compiled;
+  // After every timed iteration: each kernel's time in that iteration (msPerIter = its ms).
+  std::function<void(int iteration, const std::vector<KernelRow>& kernels)> iteration;
+};
+
 // The pipeline must have run through Stage::Codegen with concrete shapes.
 // `check` false skips the comparison with the interpreter (for sizes the interpreter is too slow for).
-RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads = 0, bool check = true);
+RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads = 0, bool check = true, const RunHooks& hooks = {});
 // CUDA C++ from the same schedules, NVRTC to PTX for the device, driver API + cuBLAS. Throws
 // Error naming what is missing when there is no GPU.
-RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check = true);
+RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check = true, const RunHooks& hooks = {});
 
 // Tolerance for comparing f32 compiled results with the interpreter (reassociated sums).
 bool closeForDType(const Tensor& got, const Tensor& want);

@@ -1,0 +1,133 @@
+// `fusebox compile` (the pipeline step by step, recorded in a session) and `fusebox report`
+// (HTML from a session, or a fusion comparison of two).
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "app/cli_args.h"
+#include "app/commands.h"
+#include "app/session_recording.h"
+#include "core/codegen/cpu/jit_compiler.h"
+#include "core/codegen/cuda/nvrtc_compiler.h"
+#include "core/frontend/model_loader.h"
+#include "core/ir/error.h"
+
+#ifdef FUSEBOX_HAVE_SESSIONS
+#include "report/html_report.h"
+#include "sessions/session_store.h"
+#endif
+
+namespace fusebox::cli {
+
+namespace {
+
+const char* kCompileHelp =
+    "usage: fusebox compile MODEL [--train] [--target cpu|cuda] [--until STAGE] [--session FILE]\n"
+    "                      [--partitioner mincut|default] [--no-fusion] [--dim NAME=SIZE]...\n\n"
+    "Runs the compile pipeline stage by stage and prints each stage's time. With --session, every stage's\n"
+    "graphs, the fusion decisions, the kernels and the generated code are written to FILE (SQLite) as the\n"
+    "stage finishes, so an interrupted compile keeps every finished stage.\n"
+    "  --until STAGE     trace, joint, partition, decompose, lower, schedule, codegen, or compile (default):\n"
+    "                    compile also runs the backend compiler (clang/LLVM for cpu, NVRTC to PTX for cuda)\n"
+    "  --target T        cpu (default) or cuda\n";
+
+const char* kReportHelp =
+    "usage: fusebox report SESSION_FILE [--id N] [--compare SESSION_FILE2 [--compare-id M]] -o report.html\n\n"
+    "Writes a self-contained HTML report of a recorded session (the file's latest unless --id): stage\n"
+    "graphs (Graphviz), fusion decisions, kernels, profile charts and generated code. With --compare, a\n"
+    "fusion comparison of the two sessions instead: nodes grouped differently, decisions that differ,\n"
+    "kernel times side by side. The two sessions may be in one file (--compare FILE --compare-id M).\n";
+
+bool wantsHelp(const std::vector<std::string>& args) {
+  for (const std::string& a : args)
+    if (a == "--help" || a == "-h") return true;
+  return false;
+}
+
+}  // namespace
+
+int compileCommand(const std::vector<std::string>& argv) {
+  if (wantsHelp(argv)) return std::cout << kCompileHelp, 0;
+  Args a(argv, {"--target", "--until", "--session", "--partitioner", "--dim"}, {"--train", "--no-fusion"});
+  if (a.positional().size() != 1) throw UsageError("compile needs exactly one MODEL (a built-in name or a .fbx file)");
+  std::string target = a.valueOr("--target", "cpu");
+  if (target != "cpu" && target != "cuda") throw UsageError("--target must be cpu or cuda, got '" + target + "'");
+  std::string until = a.valueOr("--until", "compile");
+  std::optional<Stage> last = until == "compile" ? Stage::Codegen : parseStage(until);
+  if (!last) throw UsageError("unknown stage '" + until + "' for --until");
+  std::string partitioner = a.valueOr("--partitioner", "mincut");
+  if (partitioner != "mincut" && partitioner != "default")
+    throw UsageError("--partitioner must be default or mincut, got '" + partitioner + "'");
+  PipelineConfig config;
+  config.trace = traceOptions(a);
+  config.train = a.flag("--train");
+  config.partitioner = partitioner == "default" ? Partitioner::Default : Partitioner::MinCut;
+  config.schedule.fusion = !a.flag("--no-fusion");
+  Pipeline p(loadModel(a.positional()[0]), config);
+  std::optional<SessionRecording> session;
+  if (auto path = a.value("--session")) {
+    session.emplace(*path, a.positional()[0], config, target);
+    session->compile(p, *last);
+  } else {
+    p.runUntil(*last);
+  }
+  double total = 0;
+  for (const StageTiming& t : p.timings()) {
+    std::printf("%-10s %8.2f ms\n", stageName(t.stage), t.ms);
+    total += t.ms;
+  }
+  std::printf("%-10s %8.2f ms\n", "pipeline", total);
+  if (until == "compile") {
+    bool available = target == "cuda" ? nvrtcAvailable() : cpuJitAvailable();
+    if (!available) {
+      std::printf("backend compile skipped: this fusebox has no %s compiler built in\n", target == "cuda" ? "NVRTC" : "LLVM");
+    } else if (session) {
+      session->compileBackend(p, target);
+      std::printf("backend compile (%s): ok\n", target.c_str());
+    }
+  }
+  if (session) std::printf("recorded as session %lld in %s\n", static_cast<long long>(session->id()), session->path().c_str());
+  return 0;
+}
+
+int reportCommand(const std::vector<std::string>& argv) {
+  if (wantsHelp(argv)) return std::cout << kReportHelp, 0;
+  Args a(argv, {"-o", "--id", "--compare", "--compare-id"}, {});
+  if (a.positional().size() != 1) throw UsageError("report needs exactly one SESSION_FILE");
+  auto out = a.value("-o");
+  if (!out) throw UsageError("report needs -o FILE.html");
+#ifdef FUSEBOX_HAVE_SESSIONS
+  auto pick = [](const SessionStore& s, const std::optional<std::string>& id) -> int64_t {
+    if (id) {
+      char* end = nullptr;
+      long long v = std::strtoll(id->c_str(), &end, 10);
+      if (id->empty() || *end) throw UsageError("--id expects a session number, got '" + *id + "'");
+      return s.session(v).id;
+    }
+    std::optional<int64_t> latest = s.latestSession();
+    if (!latest) throw Error(s.path() + ": the file holds no session yet");
+    return *latest;
+  };
+  SessionStore store = SessionStore::open(a.positional()[0], false);
+  int64_t id = pick(store, a.value("--id"));
+  std::string html;
+  if (auto other = a.value("--compare")) {
+    if (*other == a.positional()[0]) {
+      html = htmlComparisonReport(store, id, store, pick(store, a.value("--compare-id")));
+    } else {
+      SessionStore second = SessionStore::open(*other, false);
+      html = htmlComparisonReport(store, id, second, pick(second, a.value("--compare-id")));
+    }
+  } else {
+    html = htmlReport(store, id);
+  }
+  std::ofstream f(*out, std::ios::binary);
+  if (!f || !(f << html)) throw Error("cannot write " + *out);
+  std::printf("wrote %s (%zu bytes)\n", out->c_str(), html.size());
+  return 0;
+#else
+  throw Error("report: this fusebox was built without sessions (install libsqlite3-dev and libgraphviz-dev, then reconfigure)");
+#endif
+}
+
+}  // namespace fusebox::cli

@@ -1,0 +1,82 @@
+#include "app/session_recording.h"
+
+#include <chrono>
+
+#include "core/codegen/cpu/jit_compiler.h"
+#include "core/codegen/cuda/cuda_codegen.h"
+#include "core/codegen/cuda/nvrtc_compiler.h"
+#include "core/ir/error.h"
+#include "core/runtime/cuda_executable.h"
+
+#ifdef FUSEBOX_HAVE_SESSIONS
+#include "sessions/session_recorder.h"
+#include "sessions/session_store.h"
+#endif
+
+namespace fusebox::cli {
+
+#ifdef FUSEBOX_HAVE_SESSIONS
+
+struct SessionRecording::Impl {
+  SessionStore store;
+  int64_t id = 0;
+  std::string target;
+};
+
+SessionRecording::SessionRecording(const std::string& path, const std::string& model, const PipelineConfig& config,
+                                   const std::string& target)
+    : impl_(new Impl{SessionStore::open(path), 0, target}) {
+  impl_->id = impl_->store.createSession(model, describeConfig(config, target), target);
+}
+
+void SessionRecording::compile(Pipeline& p, Stage last) { runAndRecord(p, impl_->store, impl_->id, last); }
+
+void SessionRecording::compileBackend(const Pipeline& p, const std::string& target) {
+  for (size_t i = 0; i < p.loops().size(); ++i) {
+    std::string graph = !p.config().train ? "inference" : i == 0 ? "forward" : "backward";
+    auto t0 = std::chrono::steady_clock::now();
+    auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
+    try {
+      if (target == "cuda") {
+        std::string src = generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); }).source;
+        int cc = cudaComputeCapability() ? cudaComputeCapability() : 90;
+        auto m = compileCudaModule(src, cc);
+        impl_->store.writeSources(impl_->id, {{graph, "ptx", m->ptx}});
+        impl_->store.writeCompileLog(impl_->id, {graph, "cuda", true, "NVRTC to PTX for compute capability " + std::to_string(cc), ms()});
+      } else {
+        auto m = compileCpuModule(p.cppModules()[i].source);
+        impl_->store.writeSources(impl_->id, {{graph, "llvm_ir", m->llvmIR}, {graph, "asm", m->assembly}});
+        impl_->store.writeCompileLog(impl_->id, {graph, "cpu", true, m->fromCache ? "clang/LLVM -O3 (cached)" : "clang/LLVM -O3", ms()});
+      }
+    } catch (const Error& e) {
+      impl_->store.writeCompileLog(impl_->id, {graph, target, false, e.what(), ms()});
+      throw;
+    }
+  }
+}
+
+RunHooks SessionRecording::runHooks() { return recordingHooks(impl_->store, impl_->id, impl_->store.beginRun(impl_->id), impl_->target); }
+int64_t SessionRecording::id() const { return impl_->id; }
+const std::string& SessionRecording::path() const { return impl_->store.path(); }
+
+#else
+
+struct SessionRecording::Impl {};
+
+SessionRecording::SessionRecording(const std::string&, const std::string&, const PipelineConfig&, const std::string&) {
+  throw Error("--session: this fusebox was built without sessions (install libsqlite3-dev and libgraphviz-dev, then reconfigure)");
+}
+void SessionRecording::compile(Pipeline&, Stage) {}
+void SessionRecording::compileBackend(const Pipeline&, const std::string&) {}
+RunHooks SessionRecording::runHooks() { return {}; }
+int64_t SessionRecording::id() const { return 0; }
+const std::string& SessionRecording::path() const {
+  static const std::string none;
+  return none;
+}
+
+#endif
+
+SessionRecording::~SessionRecording() = default;
+
+}  // namespace fusebox::cli

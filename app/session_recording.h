@@ -1,0 +1,34 @@
+// The CLI's bridge to the session store: records a compile (every stage as it finishes), the
+// backend compile's artifacts and log, and a run's live profile. Built without SQLite, using a
+// session is a clear error instead.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/pipeline/pipeline.h"
+#include "core/runtime/model_runner.h"
+
+namespace fusebox::cli {
+
+class SessionRecording {
+public:
+  // Opens (or creates) the session file and starts a new session in it.
+  SessionRecording(const std::string& path, const std::string& model, const PipelineConfig& config, const std::string& target);
+  ~SessionRecording();
+
+  void compile(Pipeline& p, Stage last = Stage::Codegen);
+  // Compiles the generated code for `target` ("cpu": clang/LLVM; "cuda": NVRTC to PTX), storing
+  // the LLVM IR and assembly or the PTX, and the compile log (also when compiling fails, before
+  // the error propagates).
+  void compileBackend(const Pipeline& p, const std::string& target);
+  RunHooks runHooks();
+  int64_t id() const;
+  const std::string& path() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fusebox::cli

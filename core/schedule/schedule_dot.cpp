@@ -1,0 +1,77 @@
+#include "core/schedule/schedule_dot.h"
+
+#include <map>
+#include <sstream>
+
+namespace fusebox {
+
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c == '\n' ? std::string("\\n") : std::string(1, c);
+  }
+  return out + "\"";
+}
+
+std::string sizes(const LoopNode& n) {
+  std::string s;
+  for (const LoopVar& v : n.vars) s += (s.empty() ? "" : "x") + std::to_string(v.size);
+  if (!n.reduceVars.empty()) {
+    s += " | ";
+    std::string r;
+    for (const LoopVar& v : n.reduceVars) r += (r.empty() ? "" : "x") + std::to_string(v.size);
+    s += r;
+  }
+  return s.empty() ? "scalar" : s;
+}
+
+const char* fill(const LoopNode& n) {
+  switch (n.kind) {
+    case LoopNode::Kind::Extern: return "#f6d7a7";
+    case LoopNode::Kind::Reduction: return "#c9e4de";
+    default: return "#dbe7f7";
+  }
+}
+
+}  // namespace
+
+std::string printScheduleDot(const LoopProgram& p, const Schedule& s) {
+  std::ostringstream os;
+  os << "digraph " << quote(p.name) << " {\n  rankdir=TB;\n  compound=true;\n"
+     << "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n"
+     << "  edge [color=\"#555555\", arrowsize=0.6];\n";
+  for (const std::string& in : p.inputs) os << "  " << quote("buf_" + in) << " [shape=ellipse, fillcolor=\"#f2efe6\", label=" << quote(in) << "];\n";
+  for (const Kernel& k : s.kernels) {
+    os << "  subgraph " << quote("cluster_" + k.name) << " {\n    label=" << quote(k.name + " (" + std::to_string(k.items.size()) + " node" + (k.items.size() == 1 ? "" : "s") + ")")
+       << "; style=\"rounded\"; color=\"" << (k.isExtern ? "#b07a2a" : "#3a6ea5") << "\"; fontname=\"Helvetica\"; fontsize=10;\n";
+    for (const KernelItem& it : k.items) {
+      const LoopNode& n = p.nodes[it.node];
+      std::string label = (n.kind == LoopNode::Kind::Extern ? n.externOp : n.kind == LoopNode::Kind::Reduction ? "reduce " + n.reduceOp : std::string("pointwise")) +
+                          "\n" + n.output + " [" + sizes(n) + "]";
+      std::string prims;
+      for (const std::string& pr : n.prims) prims += (prims.empty() ? "" : ", ") + pr;
+      std::string tip = n.str() + (prims.empty() ? "" : "\nprims: " + prims) + (n.scope.empty() ? "" : "\nscope: " + n.scope);
+      os << "    l" << n.id << " [label=" << quote(label) << ", tooltip=" << quote(tip) << ", fillcolor=\"" << fill(n) << "\"];\n";
+    }
+    os << "  }\n";
+  }
+  std::map<std::string, int> producer;
+  for (const LoopNode& n : p.nodes) producer[n.output] = n.id;
+  for (const LoopNode& n : p.nodes)
+    for (const std::string& b : n.reads()) {
+      auto it = producer.find(b);
+      os << "  " << (it != producer.end() ? "l" + std::to_string(it->second) : quote("buf_" + b)) << " -> l" << n.id << ";\n";
+    }
+  for (size_t i = 0; i < p.outputs.size(); ++i) {
+    auto it = producer.find(p.outputs[i]);
+    os << "  out" << i << " [shape=plaintext, style=\"\", label=" << quote("output " + std::to_string(i)) << "];\n  "
+       << (it != producer.end() ? "l" + std::to_string(it->second) : quote("buf_" + p.outputs[i])) << " -> out" << i << ";\n";
+  }
+  os << "}\n";
+  return os.str();
+}
+
+}  // namespace fusebox

@@ -1,0 +1,243 @@
+#include "report/html_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "report/graph_layout.h"
+#include "report/session_summary.h"
+
+namespace fusebox {
+
+namespace {
+
+std::string esc(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+const char* kStyle = R"CSS(
+body { font-family: Helvetica, Arial, sans-serif; margin: 24px; color: #222; max-width: 1400px; }
+h1 { font-size: 22px; } h2 { font-size: 18px; border-bottom: 1px solid #ccc; padding-bottom: 4px; margin-top: 32px; }
+h3 { font-size: 15px; margin-top: 20px; }
+table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.fused td:first-child { border-left: 4px solid #3a6ea5; } tr.notfused td:first-child { border-left: 4px solid #c0504d; }
+pre { background: #f7f7f7; border: 1px solid #e3e3e3; padding: 8px; font-size: 12px; overflow: auto; max-height: 600px; }
+.graph { border: 1px solid #e3e3e3; overflow: auto; max-height: 900px; margin: 8px 0; }
+.graph svg { max-width: none; }
+.meta { color: #555; font-size: 13px; }
+details summary { cursor: pointer; font-weight: bold; margin: 6px 0; }
+.sides { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
+)CSS";
+
+// Number of node statements in a dot text (a cheap size test before laying it out).
+int dotNodes(const std::string& dot) {
+  int n = 0;
+  std::istringstream in(dot);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.find("[label=") != std::string::npos) ++n;
+  return n;
+}
+
+std::string svgOf(const std::string& dot, const ReportOptions& o) {
+  int n = dotNodes(dot);
+  if (n > o.maxDrawnNodes)
+    return "<p class=meta>" + std::to_string(n) + " nodes: too large to draw in a report (limit " + std::to_string(o.maxDrawnNodes) +
+           "); open the session in the Fusebox GUI.</p>";
+  try {
+    std::string svg = renderSvg(dot);
+    size_t at = svg.find("<svg");  // drop the XML prologue and DOCTYPE
+    return "<div class=graph>" + (at == std::string::npos ? svg : svg.substr(at)) + "</div>";
+  } catch (const LayoutError& e) {
+    return "<p class=meta>graph not drawn: " + esc(e.what()) + "</p>";
+  }
+}
+
+// Horizontal bars, one per kernel, inline SVG.
+std::string barChart(const std::vector<KernelTiming>& ts) {
+  if (ts.empty()) return "";
+  double max = 0;
+  for (const KernelTiming& t : ts) max = std::max(max, t.medianMs);
+  const int rowH = 18, labelW = 260, barW = 520;
+  std::ostringstream os;
+  os << "<svg xmlns='http://www.w3.org/2000/svg' width='" << labelW + barW + 120 << "' height='" << rowH * ts.size() + 8
+     << "' font-family='Helvetica' font-size='11'>";
+  for (size_t i = 0; i < ts.size(); ++i) {
+    double w = max > 0 ? ts[i].medianMs / max * barW : 0;
+    int y = static_cast<int>(i) * rowH + 4;
+    os << "<text x='0' y='" << y + 12 << "'>" << esc(ts[i].graph + " " + ts[i].kernel) << "</text>"
+       << "<rect x='" << labelW << "' y='" << y << "' width='" << std::max(w, 1.0) << "' height='" << rowH - 4
+       << "' fill='" << (ts[i].kernel.find("extern") == 0 ? "#d9a441" : "#3a6ea5") << "'/>"
+       << "<text x='" << labelW + w + 4 << "' y='" << y + 12 << "'>" << fmt("%.4f ms", ts[i].medianMs) << "</text>";
+  }
+  os << "</svg>";
+  return os.str();
+}
+
+// The per-iteration total as a line, inline SVG.
+std::string timeline(const std::vector<double>& totals) {
+  if (totals.size() < 2) return "";
+  double max = *std::max_element(totals.begin(), totals.end()), min = *std::min_element(totals.begin(), totals.end());
+  const int w = 700, h = 140, pad = 30;
+  std::ostringstream os;
+  os << "<svg xmlns='http://www.w3.org/2000/svg' width='" << w + 2 * pad << "' height='" << h + 2 * pad
+     << "' font-family='Helvetica' font-size='11'><rect x='" << pad << "' y='" << pad << "' width='" << w << "' height='" << h
+     << "' fill='none' stroke='#ccc'/><polyline fill='none' stroke='#3a6ea5' stroke-width='1.5' points='";
+  for (size_t i = 0; i < totals.size(); ++i) {
+    double x = pad + static_cast<double>(i) / (totals.size() - 1) * w;
+    double y = pad + h - (max > min ? (totals[i] - min) / (max - min) : 0.5) * h;
+    os << x << "," << y << " ";
+  }
+  os << "'/><text x='" << pad << "' y='" << pad - 8 << "'>" << fmt("max %.4f ms", max) << "</text><text x='" << pad << "' y='"
+     << pad + h + 18 << "'>" << fmt("min %.4f ms", min) << " · " << totals.size() << " iterations</text></svg>";
+  return os.str();
+}
+
+std::string header(const SessionInfo& s, const SessionStore& store) {
+  std::ostringstream os;
+  os << "<p class=meta>model <b>" << esc(s.model) << "</b> · " << esc(s.config) << " · created " << esc(s.created) << " · session "
+     << s.id << " of " << esc(store.path()) << "</p>";
+  return os.str();
+}
+
+std::string stageTable(const SessionStore& store, int64_t session) {
+  std::ostringstream os;
+  os << "<table><tr><th>stage</th><th>graphs</th><th class=num>ms</th></tr>";
+  for (const std::string& st : store.stagesDone(session)) {
+    std::string graphs;
+    double ms = 0;
+    for (const StageArtifact& a : store.artifacts(session))
+      if (a.stage == st && a.format != "json" && graphs.find(a.graph) == std::string::npos) graphs += (graphs.empty() ? "" : ", ") + a.graph, ms = a.ms;
+    os << "<tr><td>" << esc(st) << "</td><td>" << esc(graphs) << "</td><td class=num>" << fmt("%.2f", ms) << "</td></tr>";
+  }
+  os << "</table>";
+  return os.str();
+}
+
+std::string decisionsTable(const std::vector<StoredDecision>& ds) {
+  std::ostringstream os;
+  os << "<table><tr><th>graph</th><th>pair</th><th>kind</th><th>fused</th><th>reason</th><th class=num>score (bytes)</th></tr>";
+  for (const StoredDecision& d : ds)
+    os << "<tr class=" << (d.fused ? "fused" : "notfused") << "><td>" << esc(d.graph) << "</td><td>n" << d.first << " + n" << d.second
+       << "</td><td>" << esc(d.kind) << "</td><td>" << (d.fused ? "yes" : "no") << "</td><td>" << esc(d.reason) << "</td><td class=num>"
+       << d.score << "</td></tr>";
+  os << "</table>";
+  return os.str();
+}
+
+std::string timingsTable(const std::vector<KernelTiming>& ts) {
+  std::ostringstream os;
+  os << "<table><tr><th>graph</th><th>kernel</th><th class=num>median ms</th><th class=num>min ms</th><th class=num>samples</th>"
+        "<th class=num>bytes</th><th class=num>GB/s</th></tr>";
+  double total = 0;
+  for (const KernelTiming& t : ts) {
+    total += t.medianMs;
+    os << "<tr><td>" << esc(t.graph) << "</td><td>" << esc(t.kernel) << "</td><td class=num>" << fmt("%.4f", t.medianMs)
+       << "</td><td class=num>" << fmt("%.4f", t.minMs) << "</td><td class=num>" << t.samples << "</td><td class=num>" << t.bytes
+       << "</td><td class=num>" << fmt("%.2f", t.gbPerSec()) << "</td></tr>";
+  }
+  os << "<tr><th colspan=2>total</th><th class=num>" << fmt("%.4f", total) << "</th><th colspan=4></th></tr></table>";
+  return os.str();
+}
+
+std::string page(const std::string& title, const std::string& body) {
+  return "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>" + esc(title) + "</title><style>" + kStyle +
+         "</style></head><body>\n" + body + "\n<p class=meta>Generated by Fusebox.</p></body></html>\n";
+}
+
+}  // namespace
+
+std::string htmlReport(const SessionStore& store, int64_t session, const ReportOptions& options) {
+  SessionInfo s = store.session(session);
+  std::ostringstream os;
+  os << "<h1>Fusebox report: " << esc(s.model) << "</h1>" << header(s, store);
+  os << "<h2>Stages</h2>" << stageTable(store, session);
+  std::vector<KernelTiming> ts = latestRunTimings(store, session);
+  os << "<h2>Profile</h2>";
+  if (ts.empty()) {
+    os << "<p class=meta>This session has not been run (fusebox run MODEL --session FILE).</p>";
+  } else {
+    os << timingsTable(ts) << barChart(ts) << "<h3>Per-iteration kernel time</h3>" << timeline(iterationTotals(store, session));
+  }
+  os << "<h2>Graphs</h2>";
+  for (const StageArtifact& a : store.artifacts(session))
+    if (a.format == "dot") os << "<h3>" << esc(a.stage) << ": " << esc(a.graph) << "</h3>" << svgOf(a.body, options);
+  for (const StageArtifact& a : store.artifacts(session))
+    if (a.stage == "partition" && a.graph == "report") os << "<h3>partition</h3><pre>" << esc(a.body) << "</pre>";
+  os << "<h2>Fusion decisions</h2>" << decisionsTable(store.decisions(session));
+  os << "<h2>Kernels</h2><table><tr><th>graph</th><th>kernel</th><th>loop-IR nodes</th><th class=num>bytes</th></tr>";
+  for (const StoredKernel& k : store.kernels(session)) {
+    std::string nodes;
+    for (int n : k.nodes) nodes += (nodes.empty() ? "n" : " n") + std::to_string(n);
+    os << "<tr><td>" << esc(k.graph) << "</td><td>" << esc(k.name) << "</td><td>" << nodes << "</td><td class=num>" << k.bytes << "</td></tr>";
+  }
+  os << "</table><h2>Generated code</h2>";
+  for (const StoredSource& src : store.sources(session))
+    os << "<details><summary>" << esc(src.graph + " · " + src.kind) << " (" << std::count(src.body.begin(), src.body.end(), '\n')
+       << " lines)</summary><pre>" << esc(src.body) << "</pre></details>";
+  std::vector<CompileLog> logs = store.compileLogs(session);
+  if (!logs.empty()) {
+    os << "<h2>Compile log</h2><table><tr><th>graph</th><th>target</th><th>ok</th><th class=num>ms</th><th>log</th></tr>";
+    for (const CompileLog& l : logs)
+      os << "<tr><td>" << esc(l.graph) << "</td><td>" << esc(l.target) << "</td><td>" << (l.ok ? "yes" : "FAILED") << "</td><td class=num>"
+         << fmt("%.1f", l.ms) << "</td><td><pre>" << esc(l.log) << "</pre></td></tr>";
+    os << "</table>";
+  }
+  return page("Fusebox report: " + s.model, os.str());
+}
+
+std::string htmlComparisonReport(const SessionStore& storeA, int64_t a, const SessionStore& storeB, int64_t b, const ReportOptions& options) {
+  FusionComparison c = compareSessions(storeA, a, storeB, b);
+  std::ostringstream os;
+  os << "<h1>Fusebox fusion comparison: " << esc(c.a.model) << (c.a.model != c.b.model ? " vs " + esc(c.b.model) : "") << "</h1>";
+  os << "<p class=meta>A: " << esc(c.a.config) << " (" << c.kernelsA << " kernels" << (c.totalMsA > 0 ? ", " + fmt("%.4f ms", c.totalMsA) : "")
+     << ")<br>B: " << esc(c.b.config) << " (" << c.kernelsB << " kernels" << (c.totalMsB > 0 ? ", " + fmt("%.4f ms", c.totalMsB) : "") << ")</p>";
+  if (c.totalMsA > 0 && c.totalMsB > 0) os << "<p><b>B / A time: " << fmt("%.2fx", c.totalMsB / c.totalMsA) << "</b></p>";
+  os << "<h2>Nodes grouped differently (" << c.regrouped.size() << ")</h2>";
+  os << "<table><tr><th>graph</th><th>node</th><th>A: kernel (with)</th><th>B: kernel (with)</th></tr>";
+  auto mates = [](const std::vector<int>& v) {
+    std::string s;
+    for (int n : v) s += (s.empty() ? "n" : " n") + std::to_string(n);
+    return s.empty() ? std::string("alone") : s;
+  };
+  for (const NodeGrouping& g : c.regrouped)
+    os << "<tr><td>" << esc(g.graph) << "</td><td>n" << g.node << "</td><td>" << esc(g.kernelA) << " (" << mates(g.matesA) << ")</td><td>"
+       << esc(g.kernelB) << " (" << mates(g.matesB) << ")</td></tr>";
+  os << "</table><h2>Decisions that differ (" << c.decisions.size() << ")</h2>";
+  os << "<table><tr><th>graph</th><th>pair</th><th>kind</th><th>A</th><th>B</th></tr>";
+  for (const DecisionDiff& d : c.decisions)
+    os << "<tr><td>" << esc(d.graph) << "</td><td>n" << d.first << " + n" << d.second << "</td><td>" << esc(d.kind) << "</td><td>"
+       << (d.reasonA.empty() ? "not considered" : esc(d.reasonA)) << "</td><td>" << (d.reasonB.empty() ? "not considered" : esc(d.reasonB))
+       << "</td></tr>";
+  os << "</table><h2>Kernel times</h2><div class=sides><div><h3>A</h3>" << timingsTable(c.timingsA) << barChart(c.timingsA)
+     << "</div><div><h3>B</h3>" << timingsTable(c.timingsB) << barChart(c.timingsB) << "</div></div>";
+  os << "<h2>Fused loop IR</h2><div class=sides><div>";
+  for (const StageArtifact& x : storeA.artifacts(a))
+    if (x.stage == "schedule" && x.format == "dot") os << "<h3>A: " << esc(x.graph) << "</h3>" << svgOf(x.body, options);
+  os << "</div><div>";
+  for (const StageArtifact& x : storeB.artifacts(b))
+    if (x.stage == "schedule" && x.format == "dot") os << "<h3>B: " << esc(x.graph) << "</h3>" << svgOf(x.body, options);
+  os << "</div></div>";
+  return page("Fusebox comparison: " + c.a.model, os.str());
+}
+
+}  // namespace fusebox

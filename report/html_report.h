@@ -1,0 +1,22 @@
+// A self-contained HTML report of a session (no external files): stage graphs as inline SVG laid
+// out by Graphviz, fusion decisions, kernels with their profile (bar chart and per-iteration
+// timeline as inline SVG), generated code; with a second session, the fusion comparison.
+#pragma once
+
+#include <string>
+
+#include "sessions/session_store.h"
+
+namespace fusebox {
+
+struct ReportOptions {
+  // Graphs with more nodes than this are listed, not drawn (a 3,000-node joint graph as SVG is
+  // tens of MB); the GUI draws them.
+  int maxDrawnNodes = 1500;
+};
+
+std::string htmlReport(const SessionStore& store, int64_t session, const ReportOptions& options = {});
+std::string htmlComparisonReport(const SessionStore& storeA, int64_t a, const SessionStore& storeB, int64_t b,
+                                 const ReportOptions& options = {});
+
+}  // namespace fusebox

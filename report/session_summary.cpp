@@ -1,0 +1,108 @@
+#include "report/session_summary.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+namespace fusebox {
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::vector<ProfileSample> latestRun(const SessionStore& store, int64_t session) {
+  std::vector<ProfileSample> all = store.profile(session);
+  int run = 0;
+  for (const ProfileSample& s : all) run = std::max(run, s.run);
+  std::vector<ProfileSample> out;
+  for (const ProfileSample& s : all)
+    if (s.run == run) out.push_back(s);
+  return out;
+}
+
+}  // namespace
+
+std::vector<KernelTiming> latestRunTimings(const SessionStore& store, int64_t session) {
+  std::vector<KernelTiming> out;
+  std::map<std::pair<std::string, std::string>, std::vector<double>> times;
+  for (const ProfileSample& s : latestRun(store, session)) {
+    auto key = std::make_pair(s.graph, s.kernel);
+    if (!times.count(key)) out.push_back({s.graph, s.kernel, 0, 0, 0, s.bytes});
+    times[key].push_back(s.ms);
+  }
+  for (KernelTiming& k : out) {
+    const std::vector<double>& t = times[{k.graph, k.kernel}];
+    k.medianMs = median(t);
+    k.minMs = *std::min_element(t.begin(), t.end());
+    k.samples = static_cast<int>(t.size());
+  }
+  return out;
+}
+
+std::vector<double> iterationTotals(const SessionStore& store, int64_t session) {
+  std::map<int, double> total;
+  for (const ProfileSample& s : latestRun(store, session)) total[s.iteration] += s.ms;
+  std::vector<double> out;
+  for (const auto& [it, ms] : total) out.push_back(ms);
+  return out;
+}
+
+FusionComparison compareSessions(const SessionStore& storeA, int64_t a, const SessionStore& storeB, int64_t b) {
+  FusionComparison c;
+  c.a = storeA.session(a);
+  c.b = storeB.session(b);
+  // node -> (kernel name, kernel-mates) per graph
+  using Grouping = std::map<std::pair<std::string, int>, std::pair<std::string, std::vector<int>>>;
+  auto grouping = [](const std::vector<StoredKernel>& ks) {
+    Grouping g;
+    for (const StoredKernel& k : ks)
+      for (int n : k.nodes) {
+        std::vector<int> mates;
+        for (int m : k.nodes)
+          if (m != n) mates.push_back(m);
+        std::sort(mates.begin(), mates.end());
+        g[{k.graph, n}] = {k.name, mates};
+      }
+    return g;
+  };
+  std::vector<StoredKernel> ka = storeA.kernels(a), kb = storeB.kernels(b);
+  c.kernelsA = static_cast<int>(ka.size());
+  c.kernelsB = static_cast<int>(kb.size());
+  Grouping ga = grouping(ka), gb = grouping(kb);
+  std::set<std::pair<std::string, int>> nodes;
+  for (const auto& [key, v] : ga) nodes.insert(key);
+  for (const auto& [key, v] : gb) nodes.insert(key);
+  for (const auto& key : nodes) {
+    auto ia = ga.find(key), ib = gb.find(key);
+    std::vector<int> ma = ia != ga.end() ? ia->second.second : std::vector<int>{};
+    std::vector<int> mb = ib != gb.end() ? ib->second.second : std::vector<int>{};
+    if (ia != ga.end() && ib != gb.end() && ma == mb) continue;
+    c.regrouped.push_back({key.first, key.second, ia != ga.end() ? ia->second.first : "", ib != gb.end() ? ib->second.first : "", ma, mb});
+  }
+  using Key = std::tuple<std::string, int, int, std::string>;
+  std::map<Key, StoredDecision> da, db;
+  for (const StoredDecision& d : storeA.decisions(a)) da[{d.graph, d.first, d.second, d.kind}] = d;
+  for (const StoredDecision& d : storeB.decisions(b)) db[{d.graph, d.first, d.second, d.kind}] = d;
+  std::set<Key> keys;
+  for (const auto& [k, d] : da) keys.insert(k);
+  for (const auto& [k, d] : db) keys.insert(k);
+  for (const Key& k : keys) {
+    auto ia = da.find(k), ib = db.find(k);
+    bool fa = ia != da.end() && ia->second.fused, fb = ib != db.end() && ib->second.fused;
+    std::string ra = ia != da.end() ? ia->second.reason : "", rb = ib != db.end() ? ib->second.reason : "";
+    if (fa == fb && ra == rb) continue;
+    c.decisions.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), ra, rb, fa, fb});
+  }
+  c.timingsA = latestRunTimings(storeA, a);
+  c.timingsB = latestRunTimings(storeB, b);
+  for (const KernelTiming& t : c.timingsA) c.totalMsA += t.medianMs;
+  for (const KernelTiming& t : c.timingsB) c.totalMsB += t.medianMs;
+  return c;
+}
+
+}  // namespace fusebox

@@ -1,0 +1,115 @@
+#include "sessions/session_recorder.h"
+
+#include "core/codegen/cuda/cuda_codegen.h"
+#include "core/ir/printers.h"
+#include "core/ops/registry.h"
+#include "core/schedule/schedule_dot.h"
+
+namespace fusebox {
+
+namespace {
+
+// The name of prim graph / loop program i: "inference", or "forward" and "backward".
+std::string graphName(const Pipeline& p, size_t i) { return !p.config().train ? "inference" : i == 0 ? "forward" : "backward"; }
+
+double stageMs(const Pipeline& p, Stage s) {
+  for (const StageTiming& t : p.timings())
+    if (t.stage == s) return t.ms;
+  return 0;
+}
+
+void addGraph(StageRecord& r, const std::string& stage, const std::string& name, const Graph& g, double ms) {
+  r.artifacts.push_back({stage, name, "json", printJson(g), ms});
+  r.artifacts.push_back({stage, name, "text", printText(g), ms});
+  r.artifacts.push_back({stage, name, "dot", printDot(g, DotOptions{opKindColor, true}), ms});
+}
+
+std::string partitionText(const PartitionReport& r) {
+  std::string s = std::string("partitioner ") + partitionerName(r.partitioner) + ": " + std::to_string(r.saved.size()) +
+                  " saved tensors, " + std::to_string(r.savedBytes) + " bytes saved, " + std::to_string(r.recomputedOps) +
+                  " ops recomputed in the backward\nsaved:";
+  for (const std::string& n : r.saved) s += " " + n;
+  return s + "\n";
+}
+
+}  // namespace
+
+std::string describeConfig(const PipelineConfig& c, const std::string& target) {
+  std::string s = c.train ? "train" : "infer";
+  s += " target=" + target;
+  if (c.train) s += std::string(" partitioner=") + partitionerName(c.partitioner);
+  s += std::string(" fusion=") + (c.schedule.fusion ? "on" : "off");
+  for (const auto& [dim, size] : c.trace.dims) s += " " + dim + "=" + std::to_string(size);
+  return s;
+}
+
+StageRecord stageRecord(const Pipeline& p, Stage s) {
+  StageRecord r;
+  const std::string stage = stageName(s);
+  const double ms = stageMs(p, s);
+  switch (s) {
+    case Stage::Trace: addGraph(r, stage, "traced", p.traced(), ms); break;
+    case Stage::Joint: addGraph(r, stage, "joint", p.joint().graph, ms); break;
+    case Stage::Partition:
+      addGraph(r, stage, "forward", p.partition().forward, ms);
+      addGraph(r, stage, "backward", p.partition().backward, ms);
+      r.artifacts.push_back({stage, "report", "text", partitionText(p.partition().report), ms});
+      break;
+    case Stage::Decompose:
+      for (size_t i = 0; i < p.prims().size(); ++i) addGraph(r, stage, graphName(p, i), p.prims()[i], ms);
+      break;
+    case Stage::Lower:
+      for (size_t i = 0; i < p.loops().size(); ++i) r.artifacts.push_back({stage, graphName(p, i), "text", p.loops()[i].str(), ms});
+      break;
+    case Stage::Schedule:
+      for (size_t i = 0; i < p.schedules().size(); ++i) {
+        const Schedule& sc = p.schedules()[i];
+        const LoopProgram& lp = p.loops()[i];
+        std::string g = graphName(p, i);
+        r.artifacts.push_back({stage, g, "text", sc.str(), ms});
+        r.artifacts.push_back({stage, g, "dot", printScheduleDot(lp, sc), ms});
+        for (const FusionDecision& d : sc.decisions) r.decisions.push_back({g, d.first, d.second, d.kind, d.fused, d.reason, d.score});
+        for (const Kernel& k : sc.kernels) {
+          StoredKernel sk{g, k.id, k.name, {}, {}, k.bytesRead + k.bytesWritten};
+          for (const KernelItem& it : k.items) {
+            sk.nodes.push_back(it.node);
+            for (NodeId t : lp.nodes[it.node].provenance) sk.provenance.push_back(t);
+          }
+          r.kernels.push_back(std::move(sk));
+        }
+      }
+      break;
+    case Stage::Codegen:
+      for (size_t i = 0; i < p.cppModules().size(); ++i) {
+        std::string g = graphName(p, i);
+        r.sources.push_back({g, "cpp", p.cppModules()[i].source});
+        r.sources.push_back({g, "cuda", generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); }).source});
+        r.artifacts.push_back({stage, g, "text", std::to_string(p.cppModules()[i].source.size()) + " bytes of C++", ms});
+      }
+      break;
+  }
+  return r;
+}
+
+void runAndRecord(Pipeline& p, SessionStore& store, int64_t session, Stage last) {
+  while (!p.done(last)) {
+    std::optional<Stage> next = p.nextStage();
+    if (!next || !p.step()) break;
+    store.writeStage(session, stageRecord(p, *next));
+  }
+}
+
+RunHooks recordingHooks(SessionStore& store, int64_t session, int run, const std::string& target) {
+  RunHooks h;
+  h.compiled = [&store, session](const std::string& graph, const std::string& kind, const std::string& text) {
+    store.writeSources(session, {{graph, kind, text}});
+  };
+  h.iteration = [&store, session, run](int iteration, const std::vector<KernelRow>& rows) {
+    std::vector<ProfileSample> samples;
+    for (const KernelRow& k : rows) samples.push_back({run, k.graph, k.kernel, iteration, k.msPerIter, k.bytes});
+    store.appendProfile(session, samples);
+  };
+  return h;
+}
+
+}  // namespace fusebox

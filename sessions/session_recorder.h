@@ -1,0 +1,28 @@
+// Records a pipeline into a session: what each finished stage produced (graphs as JSON, text and
+// dot; loop programs; schedules with their fusion decisions and kernels; generated sources), and
+// the runs' compiled artifacts and live profile samples.
+#pragma once
+
+#include <string>
+
+#include "core/pipeline/pipeline.h"
+#include "core/runtime/model_runner.h"
+#include "sessions/session_store.h"
+
+namespace fusebox {
+
+// "train target=cpu partitioner=mincut fusion=on": a session's config, readable and comparable.
+std::string describeConfig(const PipelineConfig& c, const std::string& target);
+
+// The rows a finished stage writes.
+StageRecord stageRecord(const Pipeline& p, Stage s);
+
+// Runs the pipeline's remaining stages up to `last`, writing each stage as it finishes (one
+// transaction per stage, so an interrupted compile leaves every finished stage in the file).
+void runAndRecord(Pipeline& p, SessionStore& store, int64_t session, Stage last = Stage::Codegen);
+
+// Hooks for runOnCpu / runOnCuda that write the compiled artifacts and every iteration's kernel
+// times (run number `run`) to the session as they happen.
+RunHooks recordingHooks(SessionStore& store, int64_t session, int run, const std::string& target);
+
+}  // namespace fusebox

@@ -1,0 +1,67 @@
+#include "sessions/session_schema.h"
+
+namespace fusebox {
+
+const std::vector<const char*>& sessionMigrations() {
+  static const std::vector<const char*> migrations = {
+      // 1: the first schema
+      R"SQL(
+      CREATE TABLE session (
+        id INTEGER PRIMARY KEY,
+        model TEXT NOT NULL,
+        config TEXT NOT NULL,
+        target TEXT NOT NULL,
+        created TEXT NOT NULL);
+      CREATE TABLE artifact (
+        session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+        stage TEXT NOT NULL,
+        graph TEXT NOT NULL,
+        format TEXT NOT NULL,
+        body TEXT NOT NULL,
+        ms REAL NOT NULL,
+        PRIMARY KEY (session_id, stage, graph, format));
+      CREATE TABLE decision (
+        session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+        graph TEXT NOT NULL,
+        first INTEGER NOT NULL,
+        second INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        fused INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        score INTEGER NOT NULL);
+      CREATE TABLE kernel (
+        session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+        graph TEXT NOT NULL,
+        kernel_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        nodes TEXT NOT NULL,
+        provenance TEXT NOT NULL,
+        bytes INTEGER NOT NULL);
+      CREATE TABLE source (
+        session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+        graph TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (session_id, graph, kind));
+      CREATE TABLE compile_log (
+        session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+        graph TEXT NOT NULL,
+        target TEXT NOT NULL,
+        ok INTEGER NOT NULL,
+        log TEXT NOT NULL,
+        ms REAL NOT NULL);
+      CREATE TABLE profile_sample (
+        session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+        run INTEGER NOT NULL,
+        graph TEXT NOT NULL,
+        kernel TEXT NOT NULL,
+        iteration INTEGER NOT NULL,
+        ms REAL NOT NULL,
+        bytes INTEGER NOT NULL);
+      CREATE INDEX profile_by_session ON profile_sample(session_id, run);
+      )SQL",
+  };
+  return migrations;
+}
+
+}  // namespace fusebox

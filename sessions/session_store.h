@@ -1,0 +1,135 @@
+// The SQLite session store: every stage's artifacts of a compile, the fusion decisions, the
+// generated sources and compile logs, and profile samples appended while a run goes on. The only
+// code in Fusebox that speaks SQL.
+//
+// A session file holds any number of sessions (one per compile of a model and config). It is in
+// WAL mode and every write is one transaction, so a process killed mid-run leaves every finished
+// stage readable. Opening a file that is not a Fusebox session (not SQLite, another program's
+// database, a newer schema) throws SessionError naming the file.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ir/error.h"
+
+namespace fusebox {
+
+class SessionError : public Error {
+public:
+  using Error::Error;
+};
+
+struct SessionInfo {
+  int64_t id = 0;
+  std::string model;
+  std::string config;  // "train target=cpu partitioner=mincut fusion=on", as the recorder writes it
+  std::string target;
+  std::string created;  // UTC, ISO 8601
+};
+
+// One stage artifact of one graph ("forward", "backward", "inference", or the stage's own name).
+struct StageArtifact {
+  std::string stage;   // "trace", "joint", "partition", "decompose", "lower", "schedule", "codegen"
+  std::string graph;
+  std::string format;  // "json", "text", "dot"
+  std::string body;
+  double ms = 0;       // how long the stage took (the same for every artifact of the stage)
+};
+
+struct StoredDecision {
+  std::string graph;
+  int first = 0, second = 0;
+  std::string kind;
+  bool fused = false;
+  std::string reason;
+  int64_t score = 0;
+};
+
+struct StoredKernel {
+  std::string graph;
+  int kernelId = 0;
+  std::string name;
+  std::vector<int> nodes;         // loop-IR node ids, in execution order
+  std::vector<int64_t> provenance;  // traced node ids
+  int64_t bytes = 0;
+};
+
+struct StoredSource {
+  std::string graph;
+  std::string kind;  // "cpp", "cuda", "llvm_ir", "asm", "ptx"
+  std::string body;
+};
+
+struct CompileLog {
+  std::string graph;
+  std::string target;
+  bool ok = true;
+  std::string log;
+  double ms = 0;
+};
+
+struct ProfileSample {
+  int run = 0;  // which run of the session (a session may be run several times)
+  std::string graph;
+  std::string kernel;
+  int iteration = 0;
+  double ms = 0;
+  int64_t bytes = 0;
+};
+
+// Everything one stage writes, committed together.
+struct StageRecord {
+  std::vector<StageArtifact> artifacts;
+  std::vector<StoredDecision> decisions;
+  std::vector<StoredKernel> kernels;
+  std::vector<StoredSource> sources;
+};
+
+class SessionStore {
+public:
+  // Opens (creating when `create` and the file does not exist) and migrates to the current schema.
+  static SessionStore open(const std::string& path, bool create = true);
+  SessionStore(SessionStore&&) noexcept;
+  SessionStore& operator=(SessionStore&&) noexcept;
+  ~SessionStore();
+
+  static int schemaVersion();
+  const std::string& path() const { return path_; }
+
+  int64_t createSession(const std::string& model, const std::string& config, const std::string& target);
+  std::vector<SessionInfo> sessions() const;
+  SessionInfo session(int64_t id) const;  // throws SessionError when absent
+  std::optional<int64_t> latestSession() const;
+
+  // One transaction each.
+  void writeStage(int64_t session, const StageRecord& record);
+  void writeSources(int64_t session, const std::vector<StoredSource>& sources);
+  void writeCompileLog(int64_t session, const CompileLog& log);
+  int beginRun(int64_t session);  // the next run number
+  void appendProfile(int64_t session, const std::vector<ProfileSample>& samples);
+
+  std::vector<StageArtifact> artifacts(int64_t session) const;
+  std::optional<StageArtifact> artifact(int64_t session, const std::string& stage, const std::string& graph,
+                                        const std::string& format) const;
+  std::vector<std::string> stagesDone(int64_t session) const;  // in pipeline order of writing
+  std::vector<StoredDecision> decisions(int64_t session) const;
+  std::vector<StoredKernel> kernels(int64_t session) const;
+  std::vector<StoredSource> sources(int64_t session) const;
+  std::vector<CompileLog> compileLogs(int64_t session) const;
+  // Samples with rowid > `after` (for readers that poll while a run appends); `last` gets the
+  // highest rowid returned.
+  std::vector<ProfileSample> profile(int64_t session, int64_t after = 0, int64_t* last = nullptr) const;
+
+  struct Db;  // the SQLite connection (session_store.cpp)
+
+private:
+  explicit SessionStore(std::unique_ptr<Db> db, std::string path);
+  std::unique_ptr<Db> db_;
+  std::string path_;
+};
+
+}  // namespace fusebox

@@ -1,0 +1,104 @@
+// Reports from sessions: Graphviz layout in process, the HTML report, and the fusion comparison
+// of a fused and an unfused compile of the same model.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "core/codegen/cpu/jit_compiler.h"
+#include "core/frontend/model_loader.h"
+#include "core/runtime/model_runner.h"
+#include "report/graph_layout.h"
+#include "report/html_report.h"
+#include "report/session_summary.h"
+#include "sessions/session_recorder.h"
+#include "test_util.h"
+
+using namespace fusebox;
+namespace fs = std::filesystem;
+
+TEST(GraphLayout, LaysOutNodesEdgesAndClusters) {
+  GraphLayout l = layoutDot(R"(digraph g { subgraph cluster_k0 { label="kernel0"; a [label="add\nf32[4]"]; b; } a -> b; b -> c; })");
+  ASSERT_EQ(l.nodes.size(), 3u);
+  EXPECT_EQ(l.nodes[0].name, "a");
+  EXPECT_EQ(l.nodes[0].label, "add\nf32[4]");
+  EXPECT_GT(l.width, 0);
+  EXPECT_GT(l.height, 0);
+  EXPECT_LT(l.nodes[0].y, l.nodes[1].y) << "rank order top to bottom (y grows downwards)";
+  ASSERT_EQ(l.edges.size(), 2u);
+  EXPECT_GE(l.edges[0].points.size(), 4u);
+  ASSERT_EQ(l.clusters.size(), 1u);
+  EXPECT_EQ(l.clusters[0].label, "kernel0");
+  EXPECT_LE(l.clusters[0].x0, l.nodes[0].x);
+  EXPECT_GE(l.clusters[0].x1, l.nodes[0].x);
+}
+
+TEST(GraphLayout, MalformedDotIsAnError) {
+  test::expectThrowContaining<LayoutError>([] { layoutDot("digraph { a -> "); }, "Graphviz cannot read the graph");
+  EXPECT_NE(renderSvg("digraph { a -> b }").find("<svg"), std::string::npos);
+}
+
+namespace {
+
+struct Recorded {
+  std::string path;
+  int64_t fused = 0, unfused = 0;
+  SessionStore store;
+  ~Recorded() {
+    for (const char* s : {"", "-wal", "-shm"}) fs::remove(path + s);
+  }
+};
+
+// mlp training compiled twice into one file, fused and unfused, each run 3 iterations on the CPU
+// when the JIT is built in (else compiled only).
+Recorded recordBoth() {
+  std::string path = (fs::temp_directory_path() / ("fusebox_report_" + std::to_string(::getpid()) + ".fbs")).string();
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(path + s);
+  SessionStore store = SessionStore::open(path);
+  int64_t ids[2];
+  for (int i = 0; i < 2; ++i) {
+    PipelineConfig cfg;
+    cfg.train = true;
+    cfg.schedule.fusion = i == 0;
+    Pipeline p(loadModel("mlp"), cfg);
+    ids[i] = store.createSession("mlp", describeConfig(cfg, "cpu"), "cpu");
+    runAndRecord(p, store, ids[i]);
+    if (cpuJitAvailable()) runOnCpu(p, 3, 1, 1, false, recordingHooks(store, ids[i], store.beginRun(ids[i]), "cpu"));
+  }
+  return {path, ids[0], ids[1], std::move(store)};
+}
+
+}  // namespace
+
+TEST(Report, HtmlHasGraphsDecisionsProfileAndCode) {
+  Recorded r = recordBoth();
+  std::string html = htmlReport(r.store, r.fused);
+  EXPECT_EQ(html.find("<!DOCTYPE html>"), 0u);
+  EXPECT_NE(html.find("<h3>trace: traced</h3><div class=graph><svg"), std::string::npos);
+  EXPECT_NE(html.find("<h3>schedule: backward</h3><div class=graph><svg"), std::string::npos);
+  EXPECT_NE(html.find("fused: "), std::string::npos) << "the decision log's reasons";
+  EXPECT_NE(html.find("forward · cpp"), std::string::npos);
+  EXPECT_EQ(html.find("src=\"http"), std::string::npos) << "self-contained";
+  if (cpuJitAvailable()) {
+    std::vector<KernelTiming> ts = latestRunTimings(r.store, r.fused);
+    ASSERT_FALSE(ts.empty());
+    EXPECT_EQ(ts[0].samples, 3);
+    EXPECT_EQ(iterationTotals(r.store, r.fused).size(), 3u);
+    EXPECT_NE(html.find("Per-iteration kernel time"), std::string::npos);
+    EXPECT_NE(html.find("forward · llvm_ir"), std::string::npos);
+  }
+}
+
+TEST(Report, ComparisonShowsWhatFusedDifferently) {
+  Recorded r = recordBoth();
+  FusionComparison c = compareSessions(r.store, r.fused, r.store, r.unfused);
+  EXPECT_GT(c.kernelsB, c.kernelsA) << "unfused has one kernel per loop-IR node";
+  EXPECT_FALSE(c.regrouped.empty());
+  for (const NodeGrouping& g : c.regrouped) EXPECT_TRUE(g.matesB.empty()) << "unfused: every node alone";
+  bool fusedOnlyInA = false;
+  for (const DecisionDiff& d : c.decisions) fusedOnlyInA |= d.fusedA && !d.fusedB;
+  EXPECT_TRUE(fusedOnlyInA);
+  std::string html = htmlComparisonReport(r.store, r.fused, r.store, r.unfused);
+  EXPECT_NE(html.find("Nodes grouped differently (" + std::to_string(c.regrouped.size()) + ")"), std::string::npos);
+  EXPECT_NE(html.find("fusion=off"), std::string::npos);
+}

@@ -1,0 +1,228 @@
+// The session store: every artifact kind round-trips, a process killed mid-run leaves every
+// committed stage readable, and files that are not Fusebox sessions are rejected with an error
+// naming the file.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <sqlite3.h>
+
+#include "core/frontend/model_loader.h"
+#include "sessions/session_recorder.h"
+#include "sessions/session_store.h"
+#include "test_util.h"
+
+using namespace fusebox;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh path in the test's temp dir, removed (with its WAL files) at the end.
+struct TempSession {
+  std::string path;
+  explicit TempSession(const std::string& name) {
+    path = (fs::temp_directory_path() / ("fusebox_test_" + name + "_" + std::to_string(::getpid()) + ".fbs")).string();
+    clean();
+  }
+  ~TempSession() { clean(); }
+  void clean() {
+    for (const char* s : {"", "-wal", "-shm"}) fs::remove(path + s);
+  }
+};
+
+void rawSql(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+}  // namespace
+
+TEST(SessionStore, EveryArtifactKindRoundTrips) {
+  TempSession t("roundtrip");
+  int64_t id = 0;
+  {
+    SessionStore s = SessionStore::open(t.path);
+    id = s.createSession("mlp", "train target=cpu", "cpu");
+    StageRecord r;
+    r.artifacts = {{"trace", "traced", "json", "{\"name\":\"mlp\"}", 1.5}, {"trace", "traced", "text", "graph mlp(...)\n", 1.5}};
+    s.writeStage(id, r);
+    StageRecord sched;
+    sched.artifacts = {{"schedule", "forward", "dot", "digraph x {}", 0.25}};
+    sched.decisions = {{"forward", 3, 4, "vertical", true, "fused: 4.0 KB saved", 4096}, {"forward", 4, 9, "horizontal", false, "incompatible", 0}};
+    sched.kernels = {{"forward", 0, "kernel0", {3, 4}, {11, 12, 13}, 8192}};
+    sched.sources = {{"forward", "cpp", "void k() {}\n"}, {"forward", "cuda", "__global__ void k() {}\n"}};
+    s.writeStage(id, sched);
+    s.writeSources(id, {{"forward", "ptx", ".version 8.0"}});
+    s.writeCompileLog(id, {"forward", "cuda", false, "error: expected ;", 12.5});
+    int run = s.beginRun(id);
+    EXPECT_EQ(run, 1);
+    s.appendProfile(id, {{run, "forward", "kernel0", 0, 0.125, 8192}, {run, "forward", "kernel0", 1, 0.25, 8192}});
+  }
+  SessionStore s = SessionStore::open(t.path, false);
+  ASSERT_EQ(s.sessions().size(), 1u);
+  SessionInfo info = s.session(id);
+  EXPECT_EQ(info.model, "mlp");
+  EXPECT_EQ(info.config, "train target=cpu");
+  EXPECT_EQ(info.target, "cpu");
+  EXPECT_EQ(info.created.size(), 20u) << info.created;  // 2026-12-02T15:45:00Z
+  EXPECT_EQ(s.stagesDone(id), (std::vector<std::string>{"trace", "schedule"}));
+  auto json = s.artifact(id, "trace", "traced", "json");
+  ASSERT_TRUE(json);
+  EXPECT_EQ(json->body, "{\"name\":\"mlp\"}");
+  EXPECT_DOUBLE_EQ(json->ms, 1.5);
+  EXPECT_FALSE(s.artifact(id, "trace", "traced", "dot"));
+  auto ds = s.decisions(id);
+  ASSERT_EQ(ds.size(), 2u);
+  EXPECT_EQ(ds[0].first, 3);
+  EXPECT_EQ(ds[0].second, 4);
+  EXPECT_TRUE(ds[0].fused);
+  EXPECT_EQ(ds[0].score, 4096);
+  EXPECT_EQ(ds[1].reason, "incompatible");
+  EXPECT_FALSE(ds[1].fused);
+  auto ks = s.kernels(id);
+  ASSERT_EQ(ks.size(), 1u);
+  EXPECT_EQ(ks[0].nodes, (std::vector<int>{3, 4}));
+  EXPECT_EQ(ks[0].provenance, (std::vector<int64_t>{11, 12, 13}));
+  EXPECT_EQ(ks[0].bytes, 8192);
+  auto src = s.sources(id);
+  ASSERT_EQ(src.size(), 3u);
+  EXPECT_EQ(src[2].kind, "ptx");
+  auto logs = s.compileLogs(id);
+  ASSERT_EQ(logs.size(), 1u);
+  EXPECT_FALSE(logs[0].ok);
+  EXPECT_EQ(logs[0].log, "error: expected ;");
+  int64_t last = 0;
+  auto first = s.profile(id, 0, &last);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_DOUBLE_EQ(first[1].ms, 0.25);
+  EXPECT_EQ(first[1].iteration, 1);
+  EXPECT_TRUE(s.profile(id, last).empty()) << "a poll after the last sample returns nothing new";
+  EXPECT_EQ(s.beginRun(id), 2);
+}
+
+// A real pipeline recorded stage by stage: each stage's rows are what the pipeline produced.
+TEST(SessionRecorder, RecordsEveryStageOfATrainingCompile) {
+  TempSession t("recorder");
+  SessionStore s = SessionStore::open(t.path);
+  PipelineConfig cfg;
+  cfg.train = true;
+  Pipeline p(loadModel("mlp"), cfg);
+  int64_t id = s.createSession("mlp", describeConfig(cfg, "cpu"), "cpu");
+  runAndRecord(p, s, id);
+  EXPECT_EQ(s.stagesDone(id), (std::vector<std::string>{"trace", "joint", "partition", "decompose", "lower", "schedule", "codegen"}));
+  auto joint = s.artifact(id, "joint", "joint", "json");
+  ASSERT_TRUE(joint);
+  EXPECT_NE(joint->body.find("\"nodes\""), std::string::npos);
+  size_t decisions = p.schedules()[0].decisions.size() + p.schedules()[1].decisions.size();
+  EXPECT_EQ(s.decisions(id).size(), decisions);
+  EXPECT_EQ(s.kernels(id).size(), p.schedules()[0].kernels.size() + p.schedules()[1].kernels.size());
+  ASSERT_TRUE(s.artifact(id, "schedule", "backward", "dot"));
+  EXPECT_NE(s.artifact(id, "schedule", "backward", "dot")->body.find("cluster_kernel"), std::string::npos);
+  int cpp = 0, cuda = 0;
+  for (const StoredSource& src : s.sources(id)) {
+    cpp += src.kind == "cpp";
+    cuda += src.kind == "cuda";
+  }
+  EXPECT_EQ(cpp, 2);
+  EXPECT_EQ(cuda, 2);
+  EXPECT_EQ(describeConfig(cfg, "cpu"), "train target=cpu partitioner=mincut fusion=on");
+}
+
+// A child process records a compile and then appends profile samples forever; the parent kills
+// it (SIGKILL, no clean-up) once it reports the codegen stage committed. Reopened, the file has
+// every stage, and whole profile batches only.
+TEST(SessionStore, KillingTheWriterMidRunKeepsEveryCommittedStage) {
+  TempSession t("kill");
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(ready[0]);
+    try {
+      SessionStore s = SessionStore::open(t.path);
+      PipelineConfig cfg;
+      cfg.train = true;
+      Pipeline p(loadModel("mlp"), cfg);
+      int64_t id = s.createSession("mlp", describeConfig(cfg, "cpu"), "cpu");
+      runAndRecord(p, s, id);
+      char c = 'y';
+      if (::write(ready[1], &c, 1) != 1) ::_exit(3);
+      for (int it = 0;; ++it) {
+        std::vector<ProfileSample> batch;
+        for (int k = 0; k < 50; ++k) batch.push_back({1, "forward", "kernel" + std::to_string(k), it, 0.5, 1024});
+        s.appendProfile(id, batch);
+      }
+    } catch (...) {
+      ::_exit(2);
+    }
+  }
+  ::close(ready[1]);
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1) << "the child failed before recording the stages";
+  ::usleep(50 * 1000);  // let it be in the middle of appending
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ::close(ready[0]);
+  ASSERT_TRUE(WIFSIGNALED(status));
+
+  SessionStore s = SessionStore::open(t.path, false);
+  ASSERT_EQ(s.sessions().size(), 1u);
+  int64_t id = s.sessions()[0].id;
+  EXPECT_EQ(s.stagesDone(id).size(), 7u);
+  EXPECT_FALSE(s.sources(id).empty());
+  std::vector<ProfileSample> samples = s.profile(id);
+  EXPECT_GT(samples.size(), 0u);
+  EXPECT_EQ(samples.size() % 50, 0u) << "a profile batch is committed whole or not at all";
+}
+
+TEST(SessionStore, RejectsFilesThatAreNotSessions) {
+  TempSession garbage("garbage");
+  {
+    std::mt19937 rng(7);
+    std::ofstream f(garbage.path, std::ios::binary);
+    for (int i = 0; i < 8192; ++i) f.put(static_cast<char>(rng()));
+  }
+  test::expectThrowContaining<SessionError>([&] { SessionStore::open(garbage.path, false); }, garbage.path);
+
+  // Another program's SQLite database, and a session from a newer Fusebox (written here with
+  // SQLite directly, as those programs would).
+  TempSession foreign("foreign");
+  rawSql(foreign.path, "CREATE TABLE invoices(id INTEGER PRIMARY KEY, total REAL)");
+  test::expectThrowContaining<SessionError>([&] { SessionStore::open(foreign.path, false); }, "not a Fusebox session file");
+  TempSession newer("newer");
+  { SessionStore::open(newer.path); }
+  rawSql(newer.path, "PRAGMA user_version = 99");
+  test::expectThrowContaining<SessionError>([&] { SessionStore::open(newer.path, false); }, "is newer than this Fusebox");
+  TempSession missing("missing");
+  test::expectThrowContaining<SessionError>([&] { SessionStore::open(missing.path, false); }, "cannot open the session file");
+}
+
+// A session file cut short (a copy interrupted, a full disk) is refused with the file's name,
+// never read as an empty or partial session.
+TEST(SessionStore, RejectsATruncatedFile) {
+  TempSession t("truncated");
+  {
+    SessionStore s = SessionStore::open(t.path);
+    int64_t id = s.createSession("mlp", "infer", "cpu");
+    StageRecord r;
+    r.artifacts = {{"trace", "traced", "text", std::string(20000, 'x'), 1}};
+    s.writeStage(id, r);
+  }  // closing checkpoints the WAL into the main file
+  auto size = fs::file_size(t.path);
+  ASSERT_GT(size, 8192u);
+  fs::resize_file(t.path, size / 2);
+  test::expectThrowContaining<SessionError>([&] {
+    SessionStore s = SessionStore::open(t.path, false);
+    s.artifacts(1);
+  }, t.path);
+}
