@@ -91,8 +91,10 @@ const char* kRunHelp =
     "  --seed S          seed of the random inputs (default 0)\n"
     "  --threads T       worker threads for the cpu target (default: one per hardware thread)\n"
     "  --no-fusion       one kernel per loop-IR node (to compare fusion decisions)\n"
+    "  --partitioner P   mincut (default) or default: how the training graph is split into forward and backward\n"
     "  --no-check        skip the comparison with the interpreter (large benchmark shapes)\n"
-    "  --session FILE    record the stages, the compiled code and every iteration's kernel times in a session file\n";
+    "  --session FILE    record the stages, the compiled code and every iteration's kernel times in a session file\n"
+    "  --session-id N    add this run to session N of FILE (its stages are already recorded) instead of a new session\n";
 
 bool wantsHelp(const std::vector<std::string>& args) {
   for (const std::string& a : args)
@@ -289,11 +291,17 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
   config.trace = traceOptions(a);
   config.train = a.flag("--train");
   config.schedule.fusion = !a.flag("--no-fusion");
+  std::string partitioner = a.valueOr("--partitioner", "mincut");
+  if (partitioner != "mincut" && partitioner != "default")
+    throw UsageError("--partitioner must be default or mincut, got '" + partitioner + "'");
+  config.partitioner = partitioner == "default" ? Partitioner::Default : Partitioner::MinCut;
   Pipeline p(loadModel(model), config);
   std::optional<SessionRecording> session;
   RunHooks hooks;
   if (auto path = a.value("--session")) {
-    session.emplace(*path, model, config, target);  // records every stage as it finishes
+    std::optional<int64_t> existing;
+    if (auto id = a.value("--session-id")) existing = a.intValue("--session-id", 0, 1, 1 << 30);
+    session.emplace(*path, model, config, target, existing);  // records every stage as it finishes
     session->compile(p);
     hooks = session->runHooks();
   } else {
@@ -330,7 +338,8 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
 
 int runCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kRunHelp, 0;
-  Args a(argv, {"--target", "--iters", "--seed", "--dim", "--threads", "--session"}, {"--train", "--no-fusion", "--no-check"});
+  Args a(argv, {"--target", "--iters", "--seed", "--dim", "--threads", "--session", "--session-id", "--partitioner"},
+         {"--train", "--no-fusion", "--no-check"});
   std::string model = modelArg(a, "run");
   std::string target = a.valueOr("--target", "interp");
   if (target != "interp" && target != "cpu" && target != "cuda") throw UsageError("--target must be interp, cpu or cuda, got '" + target + "'");

@@ -8,6 +8,10 @@
 #include "app/commands.h"
 #include "core/ir/error.h"
 
+#ifdef FUSEBOX_HAS_GUI
+#include "app/gui/gui_main.h"
+#endif
+
 #ifndef FUSEBOX_VERSION
 #define FUSEBOX_VERSION "0.0.0"
 #endif
@@ -15,6 +19,10 @@
 int main(int argc, char** argv) {
   using namespace fusebox::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
+#ifdef FUSEBOX_HAS_GUI
+  if (args.empty()) return fusebox::runGui(argc, argv, nullptr);
+  if (args[0] == "gui") return fusebox::runGui(argc, argv, args.size() > 1 ? argv[2] : nullptr);
+#endif
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << usage();
     return 0;

@@ -21,15 +21,19 @@ struct SessionRecording::Impl {
   SessionStore store;
   int64_t id = 0;
   std::string target;
+  bool existing = false;
 };
 
 SessionRecording::SessionRecording(const std::string& path, const std::string& model, const PipelineConfig& config,
-                                   const std::string& target)
-    : impl_(new Impl{SessionStore::open(path), 0, target}) {
-  impl_->id = impl_->store.createSession(model, describeConfig(config, target), target);
+                                   const std::string& target, std::optional<int64_t> existing)
+    : impl_(new Impl{SessionStore::open(path, !existing), 0, target, existing.has_value()}) {
+  impl_->id = existing ? impl_->store.session(*existing).id : impl_->store.createSession(model, describeConfig(config, target), target);
 }
 
-void SessionRecording::compile(Pipeline& p, Stage last) { runAndRecord(p, impl_->store, impl_->id, last); }
+void SessionRecording::compile(Pipeline& p, Stage last) {
+  if (impl_->existing) p.runUntil(last);
+  else runAndRecord(p, impl_->store, impl_->id, last);
+}
 
 void SessionRecording::compileBackend(const Pipeline& p, const std::string& target) {
   for (size_t i = 0; i < p.loops().size(); ++i) {
@@ -63,7 +67,8 @@ const std::string& SessionRecording::path() const { return impl_->store.path(); 
 
 struct SessionRecording::Impl {};
 
-SessionRecording::SessionRecording(const std::string&, const std::string&, const PipelineConfig&, const std::string&) {
+SessionRecording::SessionRecording(const std::string&, const std::string&, const PipelineConfig&, const std::string&,
+                                   std::optional<int64_t>) {
   throw Error("--session: this fusebox was built without sessions (install libsqlite3-dev and libgraphviz-dev, then reconfigure)");
 }
 void SessionRecording::compile(Pipeline&, Stage) {}

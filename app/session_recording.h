@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/pipeline/pipeline.h"
@@ -13,10 +14,13 @@ namespace fusebox::cli {
 
 class SessionRecording {
 public:
-  // Opens (or creates) the session file and starts a new session in it.
-  SessionRecording(const std::string& path, const std::string& model, const PipelineConfig& config, const std::string& target);
+  // Opens (or creates) the session file and starts a new session in it, or, with `existing`,
+  // adds to that session (a run of a compile the GUI recorded: no stages are written again).
+  SessionRecording(const std::string& path, const std::string& model, const PipelineConfig& config, const std::string& target,
+                   std::optional<int64_t> existing = std::nullopt);
   ~SessionRecording();
 
+  // Runs the pipeline up to `last`, recording each stage (not when adding to an existing session).
   void compile(Pipeline& p, Stage last = Stage::Codegen);
   // Compiles the generated code for `target` ("cpu": clang/LLVM; "cuda": NVRTC to PTX), storing
   // the LLVM IR and assembly or the PTX, and the compile log (also when compiling fails, before

@@ -95,7 +95,7 @@ FusionComparison compareSessions(const SessionStore& storeA, int64_t a, const Se
     auto ia = da.find(k), ib = db.find(k);
     bool fa = ia != da.end() && ia->second.fused, fb = ib != db.end() && ib->second.fused;
     std::string ra = ia != da.end() ? ia->second.reason : "", rb = ib != db.end() ? ib->second.reason : "";
-    if (fa == fb && ra == rb) continue;
+    if (fa == fb) continue;  // the same outcome (reasons may differ in wording only)
     c.decisions.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), ra, rb, fa, fb});
   }
   c.timingsA = latestRunTimings(storeA, a);

@@ -1,0 +1,35 @@
+#include "app/gui/gui_main.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QStandardPaths>
+#include <cstdio>
+#include <cstdlib>
+
+#include "app/gui/main_window.h"
+
+namespace fusebox {
+
+int runGui(int argc, char** argv, const char* sessionPath) {
+  // Without a display Qt would abort; say what to do instead.
+  if (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") && !std::getenv("QT_QPA_PLATFORM")) {
+    std::fprintf(stderr,
+                 "fusebox: no display for the GUI (DISPLAY is not set). Use the CLI (fusebox --help), e.g.\n"
+                 "  fusebox run mlp --train --target cpu --iters 20\n"
+                 "or run the GUI under xvfb-run / with QT_QPA_PLATFORM=offscreen.\n");
+    return 1;
+  }
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("fusebox");
+  QString path = sessionPath ? QString::fromLocal8Bit(sessionPath) : QString();
+  if (path.isEmpty()) {
+    QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    QDir().mkpath(dir);
+    path = dir + "/sessions.fbs";
+  }
+  MainWindow w(path);
+  w.show();
+  return app.exec();
+}
+
+}  // namespace fusebox

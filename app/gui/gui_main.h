@@ -1,0 +1,9 @@
+// The GUI entry point of the `fusebox` binary (no arguments, or `fusebox gui [SESSION_FILE]`).
+#pragma once
+
+namespace fusebox {
+
+// Returns the exit code; refuses cleanly (exit 1) when there is no display to open a window on.
+int runGui(int argc, char** argv, const char* sessionPath);
+
+}  // namespace fusebox

@@ -1,0 +1,388 @@
+#include "app/gui/main_window.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <QToolBar>
+#include <QVBoxLayout>
+#include <fstream>
+
+#include "core/frontend/model_loader.h"
+#include "report/html_report.h"
+#include "report/session_summary.h"
+#include "sessions/session_store.h"
+#include "views/code_view.h"
+#include "views/compare_view.h"
+#include "views/graph_pane.h"
+#include "views/pdf_report.h"
+#include "views/profile_view.h"
+
+namespace fusebox {
+
+namespace {
+const char* kStages[] = {"trace", "joint", "partition", "decompose", "lower", "schedule", "codegen"};
+}
+
+MainWindow::MainWindow(const QString& sessionPath, QWidget* parent) : QMainWindow(parent), sessionPath_(sessionPath) {
+  qRegisterMetaType<CompileRequest>();
+  qRegisterMetaType<StageResult>();
+  worker_ = new PipelineWorker;
+  worker_->moveToThread(&thread_);
+  connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
+  connect(this, &MainWindow::requestStart, worker_, &PipelineWorker::start);
+  connect(this, &MainWindow::requestStep, worker_, &PipelineWorker::step);
+  connect(this, &MainWindow::requestRunAll, worker_, &PipelineWorker::runAll);
+  connect(worker_, &PipelineWorker::sessionStarted, this, [this](qlonglong id, const QString& path) {
+    session_ = id;
+    if (!reader_) reader_ = std::make_unique<SessionStore>(SessionStore::open(path.toStdString()));
+    statusBar()->showMessage(QString("session %1 in %2").arg(id).arg(path));
+  });
+  connect(worker_, &PipelineWorker::stageDone, this, &MainWindow::onStageDone);
+  connect(worker_, &PipelineWorker::failed, this, &MainWindow::onFailed);
+  thread_.start();
+  connect(&runner_, &QProcess::finished, this, &MainWindow::onRunFinished);
+  poll_ = new QTimer(this);
+  poll_->setInterval(200);
+  connect(poll_, &QTimer::timeout, this, &MainWindow::pollProfile);
+  buildUi();
+  reset();
+}
+
+MainWindow::~MainWindow() {
+  if (runner_.state() != QProcess::NotRunning) {
+    runner_.kill();
+    runner_.waitForFinished(2000);
+  }
+  thread_.quit();
+  thread_.wait();
+}
+
+void MainWindow::buildUi() {
+  setWindowTitle("Fusebox — ML compiler inspector");
+  auto* tb = addToolBar("Pipeline");
+  tb->setMovable(false);
+  model_ = new QComboBox;
+  for (const BuiltinModel& m : builtinModels()) model_->addItem(QString::fromStdString(std::string(m.name)));
+  model_->setCurrentText(demoModelName());
+  model_->setToolTip("Built-in model (File ▸ Open model… for a .fbx file)");
+  train_ = new QCheckBox("train");
+  train_->setChecked(true);
+  train_->setToolTip("Training step: joint forward/backward graph, partitioned (AOTAutograd)");
+  target_ = new QComboBox;
+  target_->addItems({"cpu", "cuda"});
+  partitioner_ = new QComboBox;
+  partitioner_->addItems({"mincut", "default"});
+  fusion_ = new QCheckBox("fusion");
+  fusion_->setChecked(true);
+  tb->addWidget(new QLabel(" Model "));
+  tb->addWidget(model_);
+  tb->addWidget(train_);
+  tb->addWidget(new QLabel(" target "));
+  tb->addWidget(target_);
+  tb->addWidget(new QLabel(" partitioner "));
+  tb->addWidget(partitioner_);
+  tb->addWidget(fusion_);
+  tb->addSeparator();
+  stepButton_ = new QPushButton("Step");
+  stepButton_->setToolTip("Run the next stage");
+  runAllButton_ = new QPushButton("Run all");
+  auto* resetButton = new QPushButton("Reset");
+  tb->addWidget(stepButton_);
+  tb->addWidget(runAllButton_);
+  tb->addWidget(resetButton);
+  tb->addSeparator();
+  iterations_ = new QSpinBox;
+  iterations_->setRange(1, 100000);
+  iterations_->setValue(50);
+  iterations_->setSuffix(" iters");
+  runButton_ = new QPushButton("Run && profile");
+  runButton_->setToolTip("Compile the generated code and run it in a separate process; the profile fills in live");
+  tb->addWidget(iterations_);
+  tb->addWidget(runButton_);
+  connect(stepButton_, &QPushButton::clicked, this, &MainWindow::stepStage);
+  connect(runAllButton_, &QPushButton::clicked, this, &MainWindow::runAllStages);
+  connect(resetButton, &QPushButton::clicked, this, &MainWindow::reset);
+  connect(runButton_, &QPushButton::clicked, this, [this] { startProfileRun(iterations_->value()); });
+  for (QWidget* w : std::vector<QWidget*>{model_, train_, target_, partitioner_, fusion_})
+    if (auto* c = qobject_cast<QComboBox*>(w)) connect(c, &QComboBox::currentTextChanged, this, &MainWindow::reset);
+    else if (auto* b = qobject_cast<QCheckBox*>(w)) connect(b, &QCheckBox::toggled, this, &MainWindow::reset);
+
+  auto* file = menuBar()->addMenu("&File");
+  file->addAction("Open model (.fbx)…", this, [this] {
+    QString f = QFileDialog::getOpenFileName(this, "Open model", QString(), "Fusebox models (*.fbx)");
+    if (!f.isEmpty()) setModel(f);
+  });
+  file->addAction("Export report (HTML or PDF)…", this, [this] {
+    QString f = QFileDialog::getSaveFileName(this, "Export report", "fusebox-report.html", "HTML (*.html);;PDF (*.pdf)");
+    if (!f.isEmpty()) exportReport(f);
+  });
+  file->addAction("Quit", qApp, &QApplication::quit);
+
+  auto* central = new QWidget;
+  auto* col = new QVBoxLayout(central);
+  col->setContentsMargins(4, 4, 4, 4);
+  hint_ = new QLabel(
+      "<b>How to read this window:</b> press <b>Step</b> to run the next compile stage (or <b>Run all</b>). "
+      "The panes show the <b>traced</b> model, the <b>joint</b> forward+backward graph (AOTAutograd; pick forward/backward after "
+      "partitioning), the <b>prims</b> graph (PrimTorch decomposition) and the <b>fused loop IR</b> (each box around nodes is one "
+      "generated kernel). Click any node: everything it came from or produced lights up in every pane and in the code. "
+      "<b>Run &amp; profile</b> executes the generated code and charts each kernel live.");
+  hint_->setWordWrap(true);
+  hint_->setStyleSheet("QLabel { background: #eef4fb; border: 1px solid #c5d7ee; padding: 6px; }");
+  col->addWidget(hint_);
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel("Pipeline:"));
+  for (const char* s : kStages) {
+    auto* l = new QLabel(s);
+    l->setAlignment(Qt::AlignCenter);
+    l->setMinimumWidth(80);
+    stageLabels_.push_back(l);
+    bar->addWidget(l);
+  }
+  bar->addStretch(1);
+  col->addLayout(bar);
+
+  auto* vsplit = new QSplitter(Qt::Vertical);
+  auto* hsplit = new QSplitter(Qt::Horizontal);
+  const char* titles[] = {"Traced", "Joint (AOTAutograd)", "Prims (PrimTorch)", "Fused loop IR (Inductor)"};
+  const char* hints[] = {"Step to trace the model", "Step to build the joint graph\n(training only)", "Step to decompose into prims",
+                         "Step to lower and schedule;\nboxes are fused kernels"};
+  for (int i = 0; i < 4; ++i) {
+    auto* p = new GraphPane(titles[i], hints[i]);
+    panes_.push_back(p);
+    hsplit->addWidget(p);
+    connect(p, &GraphPane::nodeClicked, this, [this, i](const QString&, const QString& node) { selectNode(i, node); });
+  }
+  vsplit->addWidget(hsplit);
+  tabs_ = new QTabWidget;
+  code_ = new CodeView;
+  profile_ = new ProfileView;
+  scheduleText_ = new QPlainTextEdit;
+  scheduleText_->setReadOnly(true);
+  scheduleText_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  scheduleText_->setFont(QFont("Monospace", 9));
+  compare_ = new CompareView;
+  tabs_->addTab(code_, "Code");
+  tabs_->addTab(profile_, "Profile");
+  tabs_->addTab(scheduleText_, "Schedule && decisions");
+  tabs_->addTab(compare_, "Compare fusion");
+  vsplit->addWidget(tabs_);
+  vsplit->setStretchFactor(0, 3);
+  vsplit->setStretchFactor(1, 2);
+  vsplit->setSizes({560, 360});
+  col->addWidget(vsplit, 1);
+  setCentralWidget(central);
+  connect(code_, &CodeView::kernelClicked, this, [this](const QString& kernel, const std::vector<int64_t>& origins) {
+    std::set<int64_t> traced(origins.begin(), origins.end());
+    for (GraphPane* p : panes_) p->view()->highlightOrigins(traced);
+    statusBar()->showMessage(QString("%1: computes %2 traced node(s)").arg(kernel).arg(traced.size()));
+  });
+  connect(compare_, &CompareView::compareWith, this, [this](int64_t id) { compareWith(id); });
+  resize(1600, 1000);
+}
+
+CompileRequest MainWindow::currentRequest() const {
+  CompileRequest r;
+  r.model = model_->currentText().toStdString();
+  r.config.train = train_->isChecked();
+  r.config.partitioner = partitioner_->currentText() == "default" ? Partitioner::Default : Partitioner::MinCut;
+  r.config.schedule.fusion = fusion_->isChecked();
+  r.target = target_->currentText().toStdString();
+  r.sessionPath = sessionPath_;
+  return r;
+}
+
+void MainWindow::setModel(const QString& model) {
+  if (model_->findText(model) < 0) model_->addItem(model);
+  model_->setCurrentText(model);
+}
+
+void MainWindow::setFusion(bool on) { fusion_->setChecked(on); }
+
+void MainWindow::reset() {
+  if (busy_) return;  // the worker is mid-stage; its results would land in a cleared window
+  started_ = false;
+  done_.clear();
+  peakBytes_ = 0;
+  for (GraphPane* p : panes_) p->clear();
+  code_->clearAll();
+  scheduleText_->clear();
+  profile_->clear("Not run yet: press Run & profile to compile the generated code and profile it (in a separate process).");
+  refreshPipelineBar();
+}
+
+void MainWindow::ensureStarted() {
+  if (started_) return;
+  started_ = true;
+  emit requestStart(currentRequest());
+}
+
+void MainWindow::stepStage() {
+  if (busy_ || done_.size() == static_cast<int>(std::size(kStages))) return;
+  ensureStarted();
+  busy_ = true;
+  refreshPipelineBar();
+  emit requestStep();
+}
+
+void MainWindow::runAllStages() {
+  if (busy_) return;
+  ensureStarted();
+  busy_ = runningAll_ = true;
+  refreshPipelineBar();
+  emit requestRunAll();
+}
+
+void MainWindow::onStageDone(const StageResult& r) {
+  done_ << r.stage;
+  if (!currentRequest().config.train && done_.size() == 1) done_ << "joint" << "partition";  // inference skips them
+  if (r.pane >= 0) panes_[r.pane]->setGraphs(r.graphs);
+  if (!r.text.isEmpty()) scheduleText_->setPlainText(r.text);
+  if (r.peakBytes) peakBytes_ = r.peakBytes;
+  for (const CodeTab& t : r.code) code_->setCode(t.title, t.language, t.text, t.kernels);
+  statusBar()->showMessage(QString("%1 done in %2 ms").arg(r.stage).arg(r.ms, 0, 'f', 2));
+  if (r.last) runningAll_ = false;
+  busy_ = runningAll_;
+  if (r.last) refreshCandidates();
+  refreshPipelineBar();
+}
+
+void MainWindow::onFailed(const QString& stage, const QString& message) {
+  busy_ = runningAll_ = false;
+  refreshPipelineBar();
+  showError("The " + stage + " stage failed", message + "\n\nEvery stage finished before it is kept in the session.");
+}
+
+void MainWindow::showError(const QString& title, const QString& message) {
+  lastError_ = title + ": " + message;
+  statusBar()->showMessage(lastError_);
+  if (dialogs_) QMessageBox::critical(this, title, message);
+}
+
+void MainWindow::refreshPipelineBar() {
+  for (size_t i = 0; i < stageLabels_.size(); ++i) {
+    bool done = done_.contains(kStages[i]);
+    bool skipped = done && !currentRequest().config.train && (i == 1 || i == 2);
+    stageLabels_[i]->setStyleSheet(QString("QLabel { border-radius: 4px; padding: 3px; background: %1; color: %2; }")
+                                       .arg(skipped ? "#e6e6e6" : done ? "#2e7d32" : "#f1f1f1", done && !skipped ? "white" : "#555"));
+    stageLabels_[i]->setToolTip(skipped ? "skipped (inference)" : done ? "done" : "not run yet");
+  }
+  bool all = done_.size() >= static_cast<int>(std::size(kStages));
+  stepButton_->setEnabled(!busy_ && !all);
+  runAllButton_->setEnabled(!busy_ && !all);
+  runButton_->setEnabled(!busy_ && all && !running());
+}
+
+void MainWindow::selectNode(int pane, const QString& node) {
+  std::vector<int64_t> o = panes_.at(pane)->view()->originsOf(node.toStdString());
+  std::set<int64_t> traced(o.begin(), o.end());
+  for (GraphPane* p : panes_) p->view()->highlightOrigins(traced);
+  int lines = code_->highlightOrigins(traced);
+  QStringList counts;
+  for (GraphPane* p : panes_) counts << QString::number(p->view()->highlightedCount());
+  statusBar()->showMessage(QString("%1: %2 traced origin(s); related nodes per pane %3; %4 code line(s)")
+                               .arg(node)
+                               .arg(traced.size())
+                               .arg(counts.join(" / "))
+                               .arg(lines));
+}
+
+void MainWindow::startProfileRun(int iterations) {
+  if (running() || !session_) return;
+  CompileRequest r = currentRequest();
+  QStringList args{"run", QString::fromStdString(r.model), "--target", QString::fromStdString(r.target), "--iters",
+                   QString::number(iterations), "--session", sessionPath_, "--session-id", QString::number(session_),
+                   "--partitioner", partitioner_->currentText()};
+  if (r.config.train) args << "--train";
+  if (!r.config.schedule.fusion) args << "--no-fusion";
+  lastSample_ = 0;
+  profile_->clear("Running " + QString::number(iterations) + " iterations in a separate process…");
+  tabs_->setCurrentWidget(profile_);
+  runner_.start(runnerProgram_.isEmpty() ? QApplication::applicationFilePath() : runnerProgram_, args);
+  poll_->start();
+  refreshPipelineBar();
+}
+
+void MainWindow::pollProfile() {
+  if (!reader_ || !session_) return;
+  try {
+    int64_t last = lastSample_;
+    if (reader_->profile(session_, lastSample_, &last).empty()) return;
+    lastSample_ = last;
+    profile_->setProfile(latestRunTimings(*reader_, session_), iterationTotals(*reader_, session_), peakBytes_,
+                         running() ? "Running (live)" : "Finished");
+  } catch (const std::exception& e) {
+    statusBar()->showMessage(QString("reading the profile: ") + e.what());
+  }
+}
+
+void MainWindow::onRunFinished(int code, QProcess::ExitStatus status) {
+  poll_->stop();
+  lastSample_ = 0;
+  pollProfile();
+  refreshPipelineBar();
+  QString out = QString::fromLocal8Bit(runner_.readAllStandardOutput()), err = QString::fromLocal8Bit(runner_.readAllStandardError());
+  if (status != QProcess::NormalExit || code != 0) {
+    QString why = status != QProcess::NormalExit ? "the run process crashed (a faulting kernel cannot take this window down)"
+                                                 : QString("the run exited with status %1").arg(code);
+    showError("Run failed", why + "\n\n" + (err + out).right(3000));
+    return;
+  }
+  if (reader_)
+    for (const StoredSource& s : reader_->sources(session_)) {
+      QString g = QString::fromStdString(s.graph);
+      if (s.kind == "llvm_ir") code_->setCode("LLVM IR " + g, "llvm_ir", QString::fromStdString(s.body));
+      if (s.kind == "asm") code_->setCode("asm " + g, "asm", QString::fromStdString(s.body));
+      if (s.kind == "ptx") code_->setCode("PTX " + g, "ptx", QString::fromStdString(s.body));
+    }
+  statusBar()->showMessage("run finished: " + out.section('\n', -3).trimmed().left(300));
+}
+
+void MainWindow::refreshCandidates() {
+  if (!reader_) return;
+  std::vector<std::pair<int64_t, QString>> list;
+  for (const SessionInfo& s : reader_->sessions())
+    if (s.id != session_) list.push_back({s.id, QString("%1: %2 %3").arg(s.id).arg(QString::fromStdString(s.model), QString::fromStdString(s.config))});
+  std::reverse(list.begin(), list.end());  // newest first
+  compare_->setCandidates(list);
+}
+
+void MainWindow::compareWith(int64_t other) {
+  if (!reader_ || !session_) return;
+  try {
+    compare_->setComparison(compareSessions(*reader_, session_, *reader_, other));
+    tabs_->setCurrentWidget(compare_);
+  } catch (const std::exception& e) {
+    showError("Compare failed", e.what());
+  }
+}
+
+void MainWindow::exportReport(const QString& path) {
+  if (!reader_ || !session_) return showError("Nothing to export", "Run at least one stage first.");
+  try {
+    if (path.endsWith(".pdf", Qt::CaseInsensitive)) {
+      writePdfReport(*reader_, session_, path);
+    } else {
+      std::ofstream f(path.toStdString(), std::ios::binary);
+      if (!(f << htmlReport(*reader_, session_))) throw Error("cannot write " + path.toStdString());
+    }
+    statusBar()->showMessage("wrote " + path);
+  } catch (const std::exception& e) {
+    showError("Export failed", e.what());
+  }
+}
+
+}  // namespace fusebox

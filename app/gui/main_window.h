@@ -1,0 +1,116 @@
+// The inspector window: model and config on the toolbar, a pipeline bar showing which stages are
+// done (Step / Run all / Reset), four linked graph panes (traced, joint, prims, fused loop IR),
+// and tabs for code, live profile, schedule text and fusion comparison. The pipeline runs on a
+// worker thread; generated code runs in a child `fusebox run` process that appends its profile
+// to the session, which this window reads as it arrives.
+#pragma once
+
+#include <QMainWindow>
+#include <QProcess>
+#include <QThread>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "app/gui/pipeline_worker.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+class QTabWidget;
+class QTimer;
+
+namespace fusebox {
+
+class CodeView;
+class CompareView;
+class GraphPane;
+class ProfileView;
+class SessionStore;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+public:
+  explicit MainWindow(const QString& sessionPath, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // What the buttons do (also driven by tests).
+  void reset();
+  void stepStage();
+  void runAllStages();
+  void startProfileRun(int iterations);
+  void compareWith(int64_t otherSession);
+  void exportReport(const QString& path);  // .html or .pdf
+  void selectNode(int pane, const QString& node);
+  void setModel(const QString& model);
+  void setFusion(bool on);
+
+  // State, for tests and the status bar.
+  GraphPane* pane(int i) const { return panes_.at(i); }
+  CodeView* codeView() const { return code_; }
+  ProfileView* profileView() const { return profile_; }
+  CompareView* compareView() const { return compare_; }
+  QTabWidget* tabs() const { return tabs_; }
+  int64_t session() const { return session_; }
+  QStringList stagesDone() const { return done_; }
+  bool busy() const { return busy_; }
+  bool running() const { return runner_.state() != QProcess::NotRunning; }
+  QString lastError() const { return lastError_; }
+  void setShowDialogs(bool on) { dialogs_ = on; }  // tests read lastError() instead of a modal dialog
+  // The `fusebox` binary that runs generated code (default: this executable).
+  void setRunner(const QString& program) { runnerProgram_ = program; }
+
+signals:
+  void requestStart(const fusebox::CompileRequest& r);
+  void requestStep();
+  void requestRunAll();
+
+private:
+  void buildUi();
+  void onStageDone(const StageResult& r);
+  void onFailed(const QString& stage, const QString& message);
+  void onRunFinished(int code, QProcess::ExitStatus status);
+  void pollProfile();
+  void refreshPipelineBar();
+  void refreshCandidates();
+  void showError(const QString& title, const QString& message);
+  void ensureStarted();
+  CompileRequest currentRequest() const;
+
+  QString sessionPath_;
+  QString runnerProgram_;
+  QThread thread_;
+  PipelineWorker* worker_ = nullptr;
+  std::unique_ptr<SessionStore> reader_;  // the UI thread's own connection to the session file
+  int64_t session_ = 0;
+  bool started_ = false, busy_ = false, runningAll_ = false, dialogs_ = true;
+  QStringList done_;
+  QString lastError_;
+  int64_t peakBytes_ = 0;
+  int64_t lastSample_ = 0;
+
+  QComboBox* model_ = nullptr;
+  QCheckBox* train_ = nullptr;
+  QComboBox* target_ = nullptr;
+  QComboBox* partitioner_ = nullptr;
+  QCheckBox* fusion_ = nullptr;
+  QSpinBox* iterations_ = nullptr;
+  QPushButton* stepButton_ = nullptr;
+  QPushButton* runAllButton_ = nullptr;
+  QPushButton* runButton_ = nullptr;
+  std::vector<QLabel*> stageLabels_;
+  std::vector<GraphPane*> panes_;
+  CodeView* code_ = nullptr;
+  ProfileView* profile_ = nullptr;
+  CompareView* compare_ = nullptr;
+  QPlainTextEdit* scheduleText_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  QLabel* hint_ = nullptr;
+  QProcess runner_;
+  QTimer* poll_ = nullptr;
+};
+
+}  // namespace fusebox

@@ -1,0 +1,133 @@
+#include "app/gui/pipeline_worker.h"
+
+#include "core/codegen/cuda/cuda_codegen.h"
+#include "core/frontend/model_loader.h"
+#include "core/ir/printers.h"
+#include "core/ops/registry.h"
+#include "core/schedule/schedule_dot.h"
+#include "report/graph_layout.h"
+#include "sessions/session_recorder.h"
+#include "sessions/session_store.h"
+
+namespace fusebox {
+
+namespace {
+
+std::string graphName(const Pipeline& p, size_t i) { return !p.config().train ? "inference" : i == 0 ? "forward" : "backward"; }
+
+// A graph of stages 1-3 laid out, with each node's traced origins (a traced node is its own).
+PaneGraph paneOf(const std::string& name, const Graph& g, bool traced) {
+  PaneGraph pg{QString::fromStdString(name), layoutDot(printDot(g, DotOptions{opKindColor, true})), {}};
+  for (const Node& n : g.nodes()) {
+    std::vector<int64_t> o(n.provenance.begin(), n.provenance.end());
+    if (traced || o.empty()) o.push_back(n.id);
+    pg.origins["n" + std::to_string(n.id)] = o;
+  }
+  return pg;
+}
+
+PaneGraph paneOf(const std::string& name, const LoopProgram& lp, const Schedule& s) {
+  PaneGraph pg{QString::fromStdString(name), layoutDot(printScheduleDot(lp, s)), {}};
+  for (const LoopNode& n : lp.nodes) pg.origins["l" + std::to_string(n.id)] = std::vector<int64_t>(n.provenance.begin(), n.provenance.end());
+  return pg;
+}
+
+}  // namespace
+
+PipelineWorker::PipelineWorker() = default;
+PipelineWorker::~PipelineWorker() = default;
+
+void PipelineWorker::start(const CompileRequest& r) {
+  request_ = r;
+  pipeline_.reset();
+  try {
+    pipeline_ = std::make_unique<Pipeline>(loadModel(r.model), r.config);
+    store_ = std::make_unique<SessionStore>(SessionStore::open(r.sessionPath.toStdString()));
+    session_ = store_->createSession(r.model, describeConfig(r.config, r.target), r.target);
+    emit sessionStarted(session_, r.sessionPath);
+  } catch (const std::exception& e) {
+    pipeline_.reset();
+    emit failed("load", e.what());
+  }
+}
+
+void PipelineWorker::step() { stepOnce(); }
+
+void PipelineWorker::runAll() {
+  while (stepOnce()) {
+  }
+}
+
+bool PipelineWorker::stepOnce() {
+  if (!pipeline_) return false;
+  std::optional<Stage> next = pipeline_->nextStage();
+  if (!next) return false;
+  try {
+    pipeline_->step();
+    store_->writeStage(session_, stageRecord(*pipeline_, *next));
+    StageResult r = describe(*next);
+    r.last = !pipeline_->nextStage();
+    emit stageDone(r);
+    return !r.last;
+  } catch (const std::exception& e) {
+    emit failed(stageName(*next), e.what());
+    pipeline_.reset();  // the finished stages stay in the session
+    return false;
+  }
+}
+
+StageResult PipelineWorker::describe(Stage s) {
+  const Pipeline& p = *pipeline_;
+  StageResult r;
+  r.stage = stageName(s);
+  for (const StageTiming& t : p.timings())
+    if (t.stage == s) r.ms = t.ms;
+  switch (s) {
+    case Stage::Trace:
+      r.pane = 0;
+      r.graphs.push_back(paneOf("traced", p.traced(), true));
+      break;
+    case Stage::Joint:
+      r.pane = 1;
+      r.graphs.push_back(paneOf("joint", p.joint().graph, false));
+      break;
+    case Stage::Partition:
+      r.pane = 1;
+      r.graphs.push_back(paneOf("joint", p.joint().graph, false));
+      r.graphs.push_back(paneOf("forward", p.partition().forward, false));
+      r.graphs.push_back(paneOf("backward", p.partition().backward, false));
+      break;
+    case Stage::Decompose:
+      r.pane = 2;
+      for (size_t i = 0; i < p.prims().size(); ++i) r.graphs.push_back(paneOf(graphName(p, i), p.prims()[i], false));
+      break;
+    case Stage::Lower:
+      for (const LoopProgram& lp : p.loops()) r.text += QString::fromStdString(lp.str());
+      break;
+    case Stage::Schedule:
+      r.pane = 3;
+      for (size_t i = 0; i < p.schedules().size(); ++i) {
+        r.graphs.push_back(paneOf(graphName(p, i), p.loops()[i], p.schedules()[i]));
+        r.peakBytes += p.schedules()[i].memory.peakIntermediateBytes;
+        r.text += QString::fromStdString(p.loops()[i].name + ":\n" + p.schedules()[i].str());
+      }
+      break;
+    case Stage::Codegen:
+      for (size_t i = 0; i < p.cppModules().size(); ++i) {
+        QString g = QString::fromStdString(graphName(p, i));
+        CodeTab cpp{"C++ " + g, "cpp", QString::fromStdString(p.cppModules()[i].source), {}};
+        for (const GeneratedKernel& k : p.cppModules()[i].kernels)
+          cpp.kernels.push_back({QString::fromStdString(k.name), k.firstLine, k.lastLine, {k.provenance.begin(), k.provenance.end()}});
+        CudaModule cm = generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); });
+        CodeTab cuda{"CUDA " + g, "cuda", QString::fromStdString(cm.source), {}};
+        for (const CudaLaunch& l : cm.launches)
+          cuda.kernels.push_back({QString::fromStdString(l.name), l.firstLine, l.lastLine, {l.provenance.begin(), l.provenance.end()}});
+        r.code.push_back(std::move(cpp));
+        r.code.push_back(std::move(cuda));
+      }
+      break;
+  }
+  return r;
+}
+
+}  // namespace fusebox

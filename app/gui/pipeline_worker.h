@@ -1,0 +1,70 @@
+// Runs the compile pipeline on a worker thread for the GUI: one stage per step, each recorded in
+// the session file and turned into what the views show (Graphviz layouts, computed here, off the
+// UI thread; code with its kernels' line spans). Errors come back as a signal naming the stage.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <memory>
+#include <vector>
+
+#include "core/pipeline/pipeline.h"
+#include "views/code_view.h"
+#include "views/graph_pane.h"
+
+namespace fusebox {
+
+class SessionStore;
+
+struct CompileRequest {
+  std::string model;  // built-in name or .fbx path
+  PipelineConfig config;
+  std::string target = "cpu";
+  QString sessionPath;
+};
+
+struct CodeTab {
+  QString title, language, text;
+  std::vector<KernelSpan> kernels;
+};
+
+struct StageResult {
+  QString stage;
+  double ms = 0;
+  int pane = -1;                 // which graph pane gets `graphs` (-1: none)
+  std::vector<PaneGraph> graphs;
+  std::vector<CodeTab> code;
+  QString text;                  // a textual artifact (partition report, loop program)
+  bool last = false;             // no stage left
+  int64_t peakBytes = 0;         // schedule: the memory plan's peak
+};
+
+class PipelineWorker : public QObject {
+  Q_OBJECT
+public:
+  PipelineWorker();
+  ~PipelineWorker() override;
+
+public slots:
+  void start(const fusebox::CompileRequest& request);  // a new pipeline and session
+  void step();
+  void runAll();
+
+signals:
+  void sessionStarted(qlonglong session, const QString& path);
+  void stageDone(const fusebox::StageResult& result);
+  void failed(const QString& stage, const QString& message);
+
+private:
+  bool stepOnce();
+  StageResult describe(Stage s);
+  std::unique_ptr<Pipeline> pipeline_;
+  std::unique_ptr<SessionStore> store_;
+  int64_t session_ = 0;
+  CompileRequest request_;
+};
+
+}  // namespace fusebox
+
+Q_DECLARE_METATYPE(fusebox::CompileRequest)
+Q_DECLARE_METATYPE(fusebox::StageResult)

@@ -1,0 +1,137 @@
+#include "views/code_view.h"
+
+#include <QFontDatabase>
+#include <QPlainTextEdit>
+#include <QRegularExpression>
+#include <QSyntaxHighlighter>
+#include <QTextBlock>
+#include <algorithm>
+
+namespace fusebox {
+
+namespace {
+
+// Keywords, comments, numbers and strings for C++/CUDA; %values and types for LLVM IR;
+// directives and registers for PTX; mnemonics stay plain in assembly.
+class CodeHighlighter : public QSyntaxHighlighter {
+public:
+  CodeHighlighter(QTextDocument* doc, const QString& language) : QSyntaxHighlighter(doc) {
+    auto fmt = [](const char* color, bool bold = false) {
+      QTextCharFormat f;
+      f.setForeground(QColor(color));
+      if (bold) f.setFontWeight(QFont::Bold);
+      return f;
+    };
+    if (language == "cpp" || language == "cuda") {
+      rules_.push_back({QRegularExpression(
+                            "\\b(const|for|if|else|return|void|float|double|int|bool|long|unsigned|static|inline|extern|struct|template|"
+                            "class|auto|__global__|__device__|__restrict__|__restrict|__shared__|__forceinline__|__launch_bounds__|"
+                            "fb_i64|fb_u64|float4|typedef|while|continue|break)\\b"),
+                        fmt("#1f4e99", true)});
+      rules_.push_back({QRegularExpression("\\b[0-9][0-9.eE+-]*[fLU]?\\b"), fmt("#9c5d00")});
+      rules_.push_back({QRegularExpression("\"[^\"]*\""), fmt("#2e7d32")});
+      rules_.push_back({QRegularExpression("^\\s*#.*"), fmt("#7b1fa2")});
+      rules_.push_back({QRegularExpression("//.*"), fmt("#6a737d")});
+    } else if (language == "llvm_ir") {
+      rules_.push_back({QRegularExpression("%[A-Za-z0-9_.]+"), fmt("#1f4e99")});
+      rules_.push_back({QRegularExpression("\\b(define|declare|ret|br|phi|load|store|getelementptr|call|fadd|fmul|fsub|fdiv|icmp|fcmp|"
+                                           "select|shufflevector|insertelement|extractelement)\\b"),
+                        fmt("#7b1fa2", true)});
+      rules_.push_back({QRegularExpression("\\b(float|double|i1|i8|i32|i64|ptr|void|<[0-9]+ x [a-z0-9]+>)"), fmt("#9c5d00")});
+      rules_.push_back({QRegularExpression(";.*"), fmt("#6a737d")});
+    } else if (language == "ptx") {
+      rules_.push_back({QRegularExpression("^\\s*\\.[a-z_]+|\\.(entry|param|reg|global|shared|f32|f64|u32|u64|s32|s64|b32|b64|pred)\\b"),
+                        fmt("#7b1fa2", true)});
+      rules_.push_back({QRegularExpression("%[a-z]+[0-9]*"), fmt("#1f4e99")});
+      rules_.push_back({QRegularExpression("//.*"), fmt("#6a737d")});
+    } else {  // assembly
+      rules_.push_back({QRegularExpression("%[a-z0-9]+"), fmt("#1f4e99")});
+      rules_.push_back({QRegularExpression("#.*"), fmt("#6a737d")});
+    }
+  }
+
+protected:
+  void highlightBlock(const QString& text) override {
+    if (text.size() > 2000) return;  // long lines (data, base64) stay plain
+    for (const auto& [re, f] : rules_)
+      for (auto it = re.globalMatch(text); it.hasNext();) {
+        auto m = it.next();
+        setFormat(static_cast<int>(m.capturedStart()), static_cast<int>(m.capturedLength()), f);
+      }
+  }
+
+private:
+  std::vector<std::pair<QRegularExpression, QTextCharFormat>> rules_;
+};
+
+}  // namespace
+
+CodeView::CodeView(QWidget* parent) : QTabWidget(parent) { setDocumentMode(true); }
+
+void CodeView::clearAll() {
+  for (auto& [t, tab] : tabs_) tab.edit->deleteLater();
+  tabs_.clear();
+  clear();
+}
+
+QPlainTextEdit* CodeView::editor(const QString& title) const {
+  auto it = tabs_.find(title);
+  return it == tabs_.end() ? nullptr : it->second.edit;
+}
+
+void CodeView::setCode(const QString& title, const QString& language, const QString& text, const std::vector<KernelSpan>& kernels) {
+  Tab& tab = tabs_[title];
+  if (!tab.edit) {
+    tab.edit = new QPlainTextEdit;
+    tab.edit->setReadOnly(true);
+    tab.edit->setLineWrapMode(QPlainTextEdit::NoWrap);
+    tab.edit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    new CodeHighlighter(tab.edit->document(), language);
+    addTab(tab.edit, title);
+    QPlainTextEdit* edit = tab.edit;
+    connect(edit, &QPlainTextEdit::cursorPositionChanged, this, [this, edit, title] {
+      int line = edit->textCursor().blockNumber() + 1;
+      for (const KernelSpan& k : tabs_[title].kernels)
+        if (line >= k.firstLine && line <= k.lastLine) {
+          emit kernelClicked(k.name, k.origins);
+          return;
+        }
+    });
+  }
+  tab.kernels = kernels;
+  tab.edit->blockSignals(true);
+  tab.edit->setPlainText(text);
+  tab.edit->blockSignals(false);
+}
+
+int CodeView::highlightOrigins(const std::set<int64_t>& traced) {
+  int currentLines = 0;
+  for (auto& [title, tab] : tabs_) {
+    QList<QTextEdit::ExtraSelection> marks;
+    int firstHit = 0;
+    for (const KernelSpan& k : tab.kernels) {
+      bool hit = std::any_of(k.origins.begin(), k.origins.end(), [&](int64_t o) { return traced.count(o) > 0; });
+      if (!hit) continue;
+      if (!firstHit) firstHit = k.firstLine;
+      for (int line = k.firstLine; line <= k.lastLine; ++line) {
+        QTextEdit::ExtraSelection sel;
+        sel.format.setBackground(QColor("#fff2b3"));
+        sel.format.setProperty(QTextFormat::FullWidthSelection, true);
+        sel.cursor = QTextCursor(tab.edit->document()->findBlockByNumber(line - 1));
+        marks.push_back(sel);
+      }
+    }
+    tab.edit->setExtraSelections(marks);
+    if (firstHit) {
+      QTextCursor c(tab.edit->document()->findBlockByNumber(firstHit - 1));
+      tab.edit->blockSignals(true);
+      tab.edit->setTextCursor(c);
+      tab.edit->blockSignals(false);
+      tab.edit->centerCursor();
+    }
+    if (tab.edit == currentWidget()) currentLines = static_cast<int>(marks.size());
+  }
+  return currentLines;
+}
+
+}  // namespace fusebox

@@ -1,0 +1,44 @@
+// Generated code in tabs (C++, LLVM IR, asm, CUDA, PTX) with syntax highlighting. Each tab knows
+// which lines each kernel spans and what it computes, so a selection elsewhere highlights the
+// kernel's lines, and clicking inside a kernel reports its traced origins.
+#pragma once
+
+#include <QTabWidget>
+#include <map>
+#include <set>
+#include <vector>
+
+class QPlainTextEdit;
+
+namespace fusebox {
+
+struct KernelSpan {
+  QString name;
+  int firstLine = 0, lastLine = 0;  // 1-based, inclusive
+  std::vector<int64_t> origins;     // traced node ids
+};
+
+class CodeView : public QTabWidget {
+  Q_OBJECT
+public:
+  explicit CodeView(QWidget* parent = nullptr);
+  // Adds or replaces the tab "title" (e.g. "C++ forward").
+  void setCode(const QString& title, const QString& language, const QString& text, const std::vector<KernelSpan>& kernels = {});
+  void clearAll();
+  // Highlights the kernels computing any of `traced` in every tab; returns the highlighted lines
+  // of the current tab.
+  int highlightOrigins(const std::set<int64_t>& traced);
+  QPlainTextEdit* editor(const QString& title) const;
+
+signals:
+  void kernelClicked(const QString& kernel, const std::vector<int64_t>& origins);
+
+private:
+  struct Tab {
+    QPlainTextEdit* edit = nullptr;
+    std::vector<KernelSpan> kernels;
+  };
+  std::map<QString, Tab> tabs_;
+};
+
+}  // namespace fusebox

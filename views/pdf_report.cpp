@@ -1,0 +1,55 @@
+#include "views/pdf_report.h"
+
+#include <QPainter>
+#include <QPdfWriter>
+#include <QRegularExpression>
+#include <QSvgRenderer>
+#include <QTextDocument>
+
+#include "report/graph_layout.h"
+#include "report/html_report.h"
+
+namespace fusebox {
+
+void writePdfReport(const SessionStore& store, int64_t session, const QString& path) {
+  QPdfWriter pdf(path);
+  pdf.setPageSize(QPageSize(QPageSize::A4));
+  pdf.setPageOrientation(QPageLayout::Landscape);
+  pdf.setResolution(96);
+  pdf.setTitle("Fusebox report");
+  QPainter painter;
+  if (!painter.begin(&pdf)) throw Error("cannot write " + path.toStdString());
+  const QRectF page(0, 0, pdf.width(), pdf.height());
+  SessionInfo info = store.session(session);
+  bool first = true;
+  for (const StageArtifact& a : store.artifacts(session)) {
+    if (a.format != "dot") continue;
+    QSvgRenderer svg(QByteArray::fromStdString(renderSvg(a.body)));
+    if (!first) pdf.newPage();
+    first = false;
+    painter.setFont(QFont("Helvetica", 12, QFont::Bold));
+    painter.drawText(QRectF(0, 0, page.width(), 24), QString::fromStdString(info.model + " — " + a.stage + ": " + a.graph));
+    QSizeF size = svg.defaultSize();
+    QRectF area(0, 30, page.width(), page.height() - 30);
+    double s = std::min(area.width() / size.width(), area.height() / size.height());
+    s = std::min(s, 1.5);
+    svg.render(&painter, QRectF(area.x(), area.y(), size.width() * s, size.height() * s));
+  }
+  // Tables and code as text (QTextDocument does not draw inline SVG, so the graphs are dropped).
+  QString html = QString::fromStdString(htmlReport(store, session, ReportOptions{0}));
+  html.replace(QRegularExpression("<svg.*?</svg>", QRegularExpression::DotMatchesEverythingOption), "");
+  QTextDocument doc;
+  doc.setHtml(html);
+  doc.setPageSize(page.size());
+  if (!first) pdf.newPage();
+  for (int p = 0; p < doc.pageCount(); ++p) {
+    if (p) pdf.newPage();
+    painter.save();
+    painter.translate(0, -p * page.height());
+    doc.drawContents(&painter, QRectF(0, p * page.height(), page.width(), page.height()));
+    painter.restore();
+  }
+  painter.end();
+}
+
+}  // namespace fusebox
