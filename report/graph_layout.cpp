@@ -2,7 +2,11 @@
 
 #include <gvc.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <mutex>
+#include <sstream>
+#include <stdexcept>
 
 namespace fusebox {
 
@@ -111,6 +115,105 @@ GraphLayout layoutDot(const std::string& dot) {
     addClusters(g, top, out);
     return out;
   });
+}
+
+namespace {
+
+// Fields are tab-separated; tabs, newlines and backslashes inside strings are escaped.
+std::string field(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+std::string unfield(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\' || i + 1 == s.size()) {
+      out += s[i];
+      continue;
+    }
+    char c = s[++i];
+    out += c == 't' ? '\t' : c == 'n' ? '\n' : c;
+  }
+  return out;
+}
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t i = 0; i <= line.size(); ++i)
+    if (i == line.size() || line[i] == '\t') {
+      parts.push_back(line.substr(start, i - start));
+      start = i + 1;
+    }
+  return parts;
+}
+
+}  // namespace
+
+std::string serializeLayout(const GraphLayout& l) {
+  std::ostringstream os;
+  os.precision(17);  // exact round trip of doubles
+  os << "fusebox-layout 1\t" << l.width << "\t" << l.height << "\n";
+  for (const LayoutNode& n : l.nodes)
+    os << "N\t" << field(n.name) << "\t" << field(n.label) << "\t" << field(n.tooltip) << "\t" << field(n.fill) << "\t" << field(n.shape)
+       << "\t" << n.x << "\t" << n.y << "\t" << n.width << "\t" << n.height << "\n";
+  for (const LayoutEdge& e : l.edges) {
+    os << "E\t" << field(e.tail) << "\t" << field(e.head);
+    for (const auto& [x, y] : e.points) os << "\t" << x << "\t" << y;
+    os << "\n";
+  }
+  for (const LayoutCluster& c : l.clusters)
+    os << "C\t" << field(c.name) << "\t" << field(c.label) << "\t" << field(c.color) << "\t" << c.x0 << "\t" << c.y0 << "\t" << c.x1
+       << "\t" << c.y1 << "\n";
+  return os.str();
+}
+
+GraphLayout parseLayout(const std::string& text) {
+  GraphLayout l;
+  std::istringstream in(text);
+  std::string line;
+  try {
+    if (!std::getline(in, line)) throw LayoutError("empty layout");
+    auto head = split(line);
+    if (head.size() != 3 || head[0] != "fusebox-layout 1") throw LayoutError("not a Fusebox layout");
+    l.width = std::stod(head[1]);
+    l.height = std::stod(head[2]);
+    while (std::getline(in, line)) {
+      auto f = split(line);
+      if (f[0] == "N" && f.size() == 10) {
+        l.nodes.push_back({unfield(f[1]), unfield(f[2]), unfield(f[3]), unfield(f[4]), unfield(f[5]), std::stod(f[6]), std::stod(f[7]),
+                           std::stod(f[8]), std::stod(f[9])});
+      } else if (f[0] == "E" && f.size() >= 3 && f.size() % 2 == 1) {
+        LayoutEdge e{unfield(f[1]), unfield(f[2]), {}};
+        for (size_t i = 3; i + 1 < f.size(); i += 2) e.points.emplace_back(std::stod(f[i]), std::stod(f[i + 1]));
+        l.edges.push_back(std::move(e));
+      } else if (f[0] == "C" && f.size() == 8) {
+        l.clusters.push_back({unfield(f[1]), unfield(f[2]), unfield(f[3]), std::stod(f[4]), std::stod(f[5]), std::stod(f[6]), std::stod(f[7])});
+      } else {
+        throw LayoutError("malformed layout line: " + line.substr(0, 80));
+      }
+    }
+  } catch (const std::invalid_argument&) {
+    throw LayoutError("malformed number in a cached layout");
+  } catch (const std::out_of_range&) {
+    throw LayoutError("malformed number in a cached layout");
+  }
+  return l;
+}
+
+std::string dotHash(const std::string& dot) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : dot) h = (h ^ c) * 1099511628211ull;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%zu-%016llx", dot.size(), static_cast<unsigned long long>(h));
+  return buf;
 }
 
 std::string renderSvg(const std::string& dot) {

@@ -43,6 +43,13 @@ struct GraphLayout {
 };
 
 GraphLayout layoutDot(const std::string& dot);
+
+// A layout as text and back (for the session's layout cache); parseLayout throws LayoutError on
+// text it did not write.
+std::string serializeLayout(const GraphLayout& l);
+GraphLayout parseLayout(const std::string& text);
+// A key for the cache: the dot text's size and FNV-1a hash.
+std::string dotHash(const std::string& dot);
 std::string renderSvg(const std::string& dot);
 
 }  // namespace fusebox

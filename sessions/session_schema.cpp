@@ -60,6 +60,13 @@ const std::vector<const char*>& sessionMigrations() {
         bytes INTEGER NOT NULL);
       CREATE INDEX profile_by_session ON profile_sample(session_id, run);
       )SQL",
+      // 2: Graphviz layouts cached by the hash of their dot text, shared by every session of the
+      // file (re-opening a compile, or the same config again, skips the layout)
+      R"SQL(
+      CREATE TABLE layout_cache (
+        dot_hash TEXT PRIMARY KEY,
+        layout TEXT NOT NULL);
+      )SQL",
   };
   return migrations;
 }

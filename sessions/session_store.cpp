@@ -233,6 +233,17 @@ void SessionStore::appendProfile(int64_t session, const std::vector<ProfileSampl
   t.commit();
 }
 
+std::optional<std::string> SessionStore::cachedLayout(const std::string& dotHash) const {
+  Statement st(*db_, "SELECT layout FROM layout_cache WHERE dot_hash = ?");
+  st.bind(dotHash);
+  if (!st.step()) return std::nullopt;
+  return st.text(0);
+}
+
+void SessionStore::cacheLayout(const std::string& dotHash, const std::string& layout) {
+  Statement(*db_, "INSERT OR REPLACE INTO layout_cache(dot_hash, layout) VALUES (?, ?)").bind(dotHash, layout).run();
+}
+
 std::vector<StageArtifact> SessionStore::artifacts(int64_t session) const {
   std::vector<StageArtifact> out;
   Statement st(*db_, "SELECT stage, graph, format, body, ms FROM artifact WHERE session_id = ? ORDER BY rowid");

@@ -112,6 +112,10 @@ public:
   int beginRun(int64_t session);  // the next run number
   void appendProfile(int64_t session, const std::vector<ProfileSample>& samples);
 
+  // Graph layouts by the hash of their dot text (GraphLayout serialized by the report library).
+  std::optional<std::string> cachedLayout(const std::string& dotHash) const;
+  void cacheLayout(const std::string& dotHash, const std::string& layout);
+
   std::vector<StageArtifact> artifacts(int64_t session) const;
   std::optional<StageArtifact> artifact(int64_t session, const std::string& stage, const std::string& graph,
                                         const std::string& format) const;

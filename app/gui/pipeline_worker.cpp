@@ -15,9 +15,23 @@ namespace {
 
 std::string graphName(const Pipeline& p, size_t i) { return !p.config().train ? "inference" : i == 0 ? "forward" : "backward"; }
 
+// Graphviz layout, or the one cached in the session file for the same dot text.
+GraphLayout cachedLayout(SessionStore& store, const std::string& dot) {
+  std::string key = dotHash(dot);
+  if (std::optional<std::string> text = store.cachedLayout(key)) {
+    try {
+      return parseLayout(*text);
+    } catch (const LayoutError&) {  // a damaged entry: lay out again and replace it
+    }
+  }
+  GraphLayout l = layoutDot(dot);
+  store.cacheLayout(key, serializeLayout(l));
+  return l;
+}
+
 // A graph of stages 1-3 laid out, with each node's traced origins (a traced node is its own).
-PaneGraph paneOf(const std::string& name, const Graph& g, bool traced) {
-  PaneGraph pg{QString::fromStdString(name), layoutDot(printDot(g, DotOptions{opKindColor, true})), {}};
+PaneGraph paneOf(SessionStore& store, const std::string& name, const Graph& g, bool traced) {
+  PaneGraph pg{QString::fromStdString(name), cachedLayout(store, printDot(g, DotOptions{opKindColor, true})), {}};
   for (const Node& n : g.nodes()) {
     std::vector<int64_t> o(n.provenance.begin(), n.provenance.end());
     if (traced || o.empty()) o.push_back(n.id);
@@ -26,8 +40,8 @@ PaneGraph paneOf(const std::string& name, const Graph& g, bool traced) {
   return pg;
 }
 
-PaneGraph paneOf(const std::string& name, const LoopProgram& lp, const Schedule& s) {
-  PaneGraph pg{QString::fromStdString(name), layoutDot(printScheduleDot(lp, s)), {}};
+PaneGraph paneOf(SessionStore& store, const std::string& name, const LoopProgram& lp, const Schedule& s) {
+  PaneGraph pg{QString::fromStdString(name), cachedLayout(store, printScheduleDot(lp, s)), {}};
   for (const LoopNode& n : lp.nodes) pg.origins["l" + std::to_string(n.id)] = std::vector<int64_t>(n.provenance.begin(), n.provenance.end());
   return pg;
 }
@@ -85,21 +99,21 @@ StageResult PipelineWorker::describe(Stage s) {
   switch (s) {
     case Stage::Trace:
       r.pane = 0;
-      r.graphs.push_back(paneOf("traced", p.traced(), true));
+      r.graphs.push_back(paneOf(*store_, "traced", p.traced(), true));
       break;
     case Stage::Joint:
       r.pane = 1;
-      r.graphs.push_back(paneOf("joint", p.joint().graph, false));
+      r.graphs.push_back(paneOf(*store_, "joint", p.joint().graph, false));
       break;
     case Stage::Partition:
       r.pane = 1;
-      r.graphs.push_back(paneOf("joint", p.joint().graph, false));
-      r.graphs.push_back(paneOf("forward", p.partition().forward, false));
-      r.graphs.push_back(paneOf("backward", p.partition().backward, false));
+      r.graphs.push_back(paneOf(*store_, "joint", p.joint().graph, false));
+      r.graphs.push_back(paneOf(*store_, "forward", p.partition().forward, false));
+      r.graphs.push_back(paneOf(*store_, "backward", p.partition().backward, false));
       break;
     case Stage::Decompose:
       r.pane = 2;
-      for (size_t i = 0; i < p.prims().size(); ++i) r.graphs.push_back(paneOf(graphName(p, i), p.prims()[i], false));
+      for (size_t i = 0; i < p.prims().size(); ++i) r.graphs.push_back(paneOf(*store_, graphName(p, i), p.prims()[i], false));
       break;
     case Stage::Lower:
       for (const LoopProgram& lp : p.loops()) r.text += QString::fromStdString(lp.str());
@@ -107,7 +121,7 @@ StageResult PipelineWorker::describe(Stage s) {
     case Stage::Schedule:
       r.pane = 3;
       for (size_t i = 0; i < p.schedules().size(); ++i) {
-        r.graphs.push_back(paneOf(graphName(p, i), p.loops()[i], p.schedules()[i]));
+        r.graphs.push_back(paneOf(*store_, graphName(p, i), p.loops()[i], p.schedules()[i]));
         r.peakBytes += p.schedules()[i].memory.peakIntermediateBytes;
         r.text += QString::fromStdString(p.loops()[i].name + ":\n" + p.schedules()[i].str());
       }

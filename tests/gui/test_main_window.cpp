@@ -7,11 +7,16 @@
 #include <QFileInfo>
 #include <QPlainTextEdit>
 #include <QTabWidget>
+#include <QElapsedTimer>
+#include <QScrollBar>
+#include <QTextStream>
+#include <QTimer>
 #include <QtTest>
 
 #include "app/gui/main_window.h"
 #include "views/code_view.h"
 #include "views/compare_view.h"
+#include "views/graph_view.h"
 #include "views/graph_pane.h"
 #include "views/profile_view.h"
 
@@ -101,6 +106,54 @@ private slots:
     QVERIFY2(w->lastError().isEmpty(), qPrintable(w->lastError()));
     QVERIFY(QFileInfo(dir_ + "/report.html").size() > 10000);
     QVERIFY(QFileInfo(dir_ + "/report.pdf").size() > 10000);
+  }
+
+  // A 3,000-node joint graph: laid out on the worker thread while the UI thread keeps ticking,
+  // then panned. The figures are printed (bench/RESULTS.md quotes them), not asserted.
+  void largeJointGraphLaysOutOffTheUiThread() {
+    QString path = dir_ + "/deep.fbx";
+    {
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      QTextStream out(&f);
+      out << "model deep(x: f32[B, 64]) dims(B = 8) {\n  h0 = x\n";
+      for (int i = 1; i <= 60; ++i)
+        out << "  scope block" << i << " {\n    param w: f32[64, 64] = randn(seed=" << i << ", std=0.05)\n"
+            << "    param b: f32[64] = zeros\n    param g: f32[64] = ones\n    param beta: f32[64] = zeros\n"
+            << "    h" << i << " = h" << i - 1 << " + gelu(layer_norm(linear(h" << i - 1 << ", w, b), [64], g, beta))\n  }\n";
+      out << "  return sum(h60 * h60)\n}\n";
+    }
+    auto w = window();
+    w->setModel(path);
+    QElapsedTimer clock;
+    qint64 lastTick = 0, maxGap = 0;
+    QTimer ticker;
+    clock.start();
+    QObject::connect(&ticker, &QTimer::timeout, [&] {
+      maxGap = std::max(maxGap, clock.elapsed() - lastTick);
+      lastTick = clock.elapsed();
+    });
+    ticker.start(10);
+    w->stepStage();
+    QTRY_COMPARE_WITH_TIMEOUT(w->stagesDone().size(), 1, 60000);
+    w->stepStage();
+    QTRY_COMPARE_WITH_TIMEOUT(w->stagesDone().size(), 2, 120000);
+    qint64 stepMs = clock.elapsed();
+    ticker.stop();
+    GraphView* joint = w->pane(1)->view();
+    QVERIFY2(joint->nodeCount() > 3000, qPrintable(QString::number(joint->nodeCount())));
+    QElapsedTimer pan;
+    pan.start();
+    const int frames = 30;
+    for (int i = 0; i < frames; ++i) {
+      joint->horizontalScrollBar()->setValue(joint->horizontalScrollBar()->maximum() * i / frames);
+      joint->verticalScrollBar()->setValue(joint->verticalScrollBar()->maximum() * i / frames);
+      joint->viewport()->repaint();
+    }
+    qInfo("large joint graph: %d nodes; trace + joint stages with layout %lld ms; longest UI-thread stall %lld ms; "
+          "pan %.1f ms per frame",
+          joint->nodeCount(), stepMs, maxGap, pan.elapsed() / double(frames));
+    shot(w.get(), "06_large_joint_graph");
   }
 
   // A model with a shape error: the trace stage fails with the file:line:col message (a dialog

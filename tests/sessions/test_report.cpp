@@ -102,3 +102,19 @@ TEST(Report, ComparisonShowsWhatFusedDifferently) {
   EXPECT_NE(html.find("Nodes grouped differently (" + std::to_string(c.regrouped.size()) + ")"), std::string::npos);
   EXPECT_NE(html.find("fusion=off"), std::string::npos);
 }
+
+// The session's layout cache stores what Graphviz computed and gives it back exactly.
+TEST(GraphLayout, SerializesForTheCache) {
+  GraphLayout l = layoutDot("digraph g { subgraph cluster_a { label=\"k\\t0\"; a [label=\"x\\ny\", tooltip=\"tab\\there\"]; } a -> b; }");
+  GraphLayout back = parseLayout(serializeLayout(l));
+  ASSERT_EQ(back.nodes.size(), l.nodes.size());
+  EXPECT_EQ(back.nodes[0].label, l.nodes[0].label);
+  EXPECT_EQ(back.nodes[0].tooltip, l.nodes[0].tooltip);
+  EXPECT_DOUBLE_EQ(back.nodes[1].y, l.nodes[1].y);
+  ASSERT_EQ(back.edges.size(), 1u);
+  EXPECT_EQ(back.edges[0].points, l.edges[0].points);
+  ASSERT_EQ(back.clusters.size(), 1u);
+  EXPECT_EQ(back.clusters[0].label, l.clusters[0].label);
+  EXPECT_NE(dotHash("digraph { a }"), dotHash("digraph { b }"));
+  test::expectThrowContaining<LayoutError>([] { parseLayout("fusebox-layout 1\t1\t1\nN\tbroken\n"); }, "malformed layout line");
+}

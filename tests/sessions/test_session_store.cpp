@@ -226,3 +226,20 @@ TEST(SessionStore, RejectsATruncatedFile) {
     s.artifacts(1);
   }, t.path);
 }
+
+// A file written by schema version 1 (no layout cache) is migrated on open, keeping its sessions.
+TEST(SessionStore, MigratesAVersion1File) {
+  TempSession t("migrate");
+  int64_t id = 0;
+  {
+    SessionStore s = SessionStore::open(t.path);
+    id = s.createSession("mlp", "infer", "cpu");
+  }
+  rawSql(t.path, "DROP TABLE layout_cache; PRAGMA user_version = 1");
+  SessionStore s = SessionStore::open(t.path, false);
+  EXPECT_EQ(s.session(id).model, "mlp");
+  EXPECT_FALSE(s.cachedLayout("x"));
+  s.cacheLayout("x", "layout text");
+  EXPECT_EQ(s.cachedLayout("x").value_or(""), "layout text");
+  EXPECT_EQ(SessionStore::schemaVersion(), 2);
+}
