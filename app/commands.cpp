@@ -120,6 +120,12 @@ TraceOptions traceOptions(const Args& a) {
   return o;
 }
 
+Partitioner partitionerArg(const Args& a) {
+  std::string p = a.valueOr("--partitioner", "mincut");
+  if (p != "mincut" && p != "default") throw UsageError("--partitioner must be default or mincut, got '" + p + "'");
+  return p == "default" ? Partitioner::Default : Partitioner::MinCut;
+}
+
 std::string usage() {
   return "usage: fusebox COMMAND [ARGS]\n\n"
          "Commands:\n"
@@ -180,13 +186,6 @@ std::string formatGraphs(const std::vector<const Graph*>& graphs, const std::str
   return format == "json" ? out + "]\n" : out;
 }
 
-std::string partitionReport(const PartitionReport& r) {
-  std::string s = std::string("partitioner ") + partitionerName(r.partitioner) + ": " + std::to_string(r.saved.size()) +
-                  " saved tensors, " + std::to_string(r.savedBytes) + " bytes saved, " + std::to_string(r.recomputedOps) +
-                  " ops recomputed in the backward\n  saved:";
-  for (const std::string& n : r.saved) s += " " + n;
-  return s + "\n";
-}
 
 std::string opCountTable(const std::vector<std::pair<std::string, const Graph*>>& columns) {
   std::map<std::string, std::vector<int>> rows;
@@ -230,10 +229,7 @@ int dumpCommand(const std::vector<std::string>& argv) {
   PipelineConfig config;
   config.trace = traceOptions(a);
   config.train = a.flag("--train") || stage == "joint" || stage == "forward" || stage == "backward";
-  std::string partitioner = a.valueOr("--partitioner", "mincut");
-  if (partitioner != "mincut" && partitioner != "default")
-    throw UsageError("--partitioner must be default or mincut, got '" + partitioner + "'");
-  config.partitioner = partitioner == "default" ? Partitioner::Default : Partitioner::MinCut;
+  config.partitioner = partitionerArg(a);
   config.schedule.fusion = !a.flag("--no-fusion");
 
   Pipeline p(loadModel(model), config);
@@ -246,7 +242,7 @@ int dumpCommand(const std::vector<std::string>& argv) {
     if (config.train) {
       text = opCountTable({{"traced", &p.traced()}, {"joint", &p.joint().graph}, {"forward", &p.partition().forward},
                            {"backward", &p.partition().backward}, {"fwd prims", &p.prims()[0]}, {"bwd prims", &p.prims()[1]}});
-      text += partitionReport(p.partition().report);
+      text += p.partition().report.str();
     } else {
       text = opCountTable({{"traced", &p.traced()}, {"prims", &p.prims()[0]}});
     }
@@ -263,7 +259,7 @@ int dumpCommand(const std::vector<std::string>& argv) {
     text = formatGraphs({&p.joint().graph}, format);
   } else if (stage == "forward" || stage == "backward") {
     text = formatGraphs({stage == "forward" ? &p.partition().forward : &p.partition().backward}, format);
-    if (format == "text") text += "# " + partitionReport(p.partition().report);
+    if (format == "text") text += "# " + p.partition().report.str();
   } else if (stage == "lower") {
     for (const LoopProgram& lp : p.loops()) text += lp.str();
   } else if (stage == "cuda" || stage == "ptx") {
@@ -291,10 +287,7 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
   config.trace = traceOptions(a);
   config.train = a.flag("--train");
   config.schedule.fusion = !a.flag("--no-fusion");
-  std::string partitioner = a.valueOr("--partitioner", "mincut");
-  if (partitioner != "mincut" && partitioner != "default")
-    throw UsageError("--partitioner must be default or mincut, got '" + partitioner + "'");
-  config.partitioner = partitioner == "default" ? Partitioner::Default : Partitioner::MinCut;
+  config.partitioner = partitionerArg(a);
   Pipeline p(loadModel(model), config);
   std::optional<SessionRecording> session;
   RunHooks hooks;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/autograd/partition.h"
 #include "core/trace/trace.h"
 
 namespace fusebox::cli {
@@ -21,5 +22,7 @@ std::string usage();
 class Args;
 // --dim NAME=SIZE (repeated) and --symbolic.
 TraceOptions traceOptions(const Args& a);
+// --partitioner mincut|default (mincut when absent).
+Partitioner partitionerArg(const Args& a);
 
 }  // namespace fusebox::cli

@@ -55,13 +55,10 @@ int compileCommand(const std::vector<std::string>& argv) {
   std::string until = a.valueOr("--until", "compile");
   std::optional<Stage> last = until == "compile" ? Stage::Codegen : parseStage(until);
   if (!last) throw UsageError("unknown stage '" + until + "' for --until");
-  std::string partitioner = a.valueOr("--partitioner", "mincut");
-  if (partitioner != "mincut" && partitioner != "default")
-    throw UsageError("--partitioner must be default or mincut, got '" + partitioner + "'");
   PipelineConfig config;
   config.trace = traceOptions(a);
   config.train = a.flag("--train");
-  config.partitioner = partitioner == "default" ? Partitioner::Default : Partitioner::MinCut;
+  config.partitioner = partitionerArg(a);
   config.schedule.fusion = !a.flag("--no-fusion");
   Pipeline p(loadModel(a.positional()[0]), config);
   std::optional<SessionRecording> session;

@@ -37,7 +37,7 @@ void SessionRecording::compile(Pipeline& p, Stage last) {
 
 void SessionRecording::compileBackend(const Pipeline& p, const std::string& target) {
   for (size_t i = 0; i < p.loops().size(); ++i) {
-    std::string graph = !p.config().train ? "inference" : i == 0 ? "forward" : "backward";
+    std::string graph = p.graphName(i);
     auto t0 = std::chrono::steady_clock::now();
     auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
     try {

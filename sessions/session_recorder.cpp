@@ -9,8 +9,6 @@ namespace fusebox {
 
 namespace {
 
-// The name of prim graph / loop program i: "inference", or "forward" and "backward".
-std::string graphName(const Pipeline& p, size_t i) { return !p.config().train ? "inference" : i == 0 ? "forward" : "backward"; }
 
 double stageMs(const Pipeline& p, Stage s) {
   for (const StageTiming& t : p.timings())
@@ -24,13 +22,6 @@ void addGraph(StageRecord& r, const std::string& stage, const std::string& name,
   r.artifacts.push_back({stage, name, "dot", printDot(g, DotOptions{opKindColor, true}), ms});
 }
 
-std::string partitionText(const PartitionReport& r) {
-  std::string s = std::string("partitioner ") + partitionerName(r.partitioner) + ": " + std::to_string(r.saved.size()) +
-                  " saved tensors, " + std::to_string(r.savedBytes) + " bytes saved, " + std::to_string(r.recomputedOps) +
-                  " ops recomputed in the backward\nsaved:";
-  for (const std::string& n : r.saved) s += " " + n;
-  return s + "\n";
-}
 
 }  // namespace
 
@@ -53,19 +44,19 @@ StageRecord stageRecord(const Pipeline& p, Stage s) {
     case Stage::Partition:
       addGraph(r, stage, "forward", p.partition().forward, ms);
       addGraph(r, stage, "backward", p.partition().backward, ms);
-      r.artifacts.push_back({stage, "report", "text", partitionText(p.partition().report), ms});
+      r.artifacts.push_back({stage, "report", "text", p.partition().report.str(), ms});
       break;
     case Stage::Decompose:
-      for (size_t i = 0; i < p.prims().size(); ++i) addGraph(r, stage, graphName(p, i), p.prims()[i], ms);
+      for (size_t i = 0; i < p.prims().size(); ++i) addGraph(r, stage, p.graphName(i), p.prims()[i], ms);
       break;
     case Stage::Lower:
-      for (size_t i = 0; i < p.loops().size(); ++i) r.artifacts.push_back({stage, graphName(p, i), "text", p.loops()[i].str(), ms});
+      for (size_t i = 0; i < p.loops().size(); ++i) r.artifacts.push_back({stage, p.graphName(i), "text", p.loops()[i].str(), ms});
       break;
     case Stage::Schedule:
       for (size_t i = 0; i < p.schedules().size(); ++i) {
         const Schedule& sc = p.schedules()[i];
         const LoopProgram& lp = p.loops()[i];
-        std::string g = graphName(p, i);
+        std::string g = p.graphName(i);
         r.artifacts.push_back({stage, g, "text", sc.str(), ms});
         r.artifacts.push_back({stage, g, "dot", printScheduleDot(lp, sc), ms});
         for (const FusionDecision& d : sc.decisions) r.decisions.push_back({g, d.first, d.second, d.kind, d.fused, d.reason, d.score});
@@ -81,7 +72,7 @@ StageRecord stageRecord(const Pipeline& p, Stage s) {
       break;
     case Stage::Codegen:
       for (size_t i = 0; i < p.cppModules().size(); ++i) {
-        std::string g = graphName(p, i);
+        std::string g = p.graphName(i);
         r.sources.push_back({g, "cpp", p.cppModules()[i].source});
         r.sources.push_back({g, "cuda", generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); }).source});
         r.artifacts.push_back({stage, g, "text", std::to_string(p.cppModules()[i].source.size()) + " bytes of C++", ms});

@@ -13,7 +13,6 @@ namespace fusebox {
 
 namespace {
 
-std::string graphName(const Pipeline& p, size_t i) { return !p.config().train ? "inference" : i == 0 ? "forward" : "backward"; }
 
 // Graphviz layout, or the one cached in the session file for the same dot text.
 GraphLayout cachedLayout(SessionStore& store, const std::string& dot) {
@@ -113,7 +112,7 @@ StageResult PipelineWorker::describe(Stage s) {
       break;
     case Stage::Decompose:
       r.pane = 2;
-      for (size_t i = 0; i < p.prims().size(); ++i) r.graphs.push_back(paneOf(*store_, graphName(p, i), p.prims()[i], false));
+      for (size_t i = 0; i < p.prims().size(); ++i) r.graphs.push_back(paneOf(*store_, p.graphName(i), p.prims()[i], false));
       break;
     case Stage::Lower:
       for (const LoopProgram& lp : p.loops()) r.text += QString::fromStdString(lp.str());
@@ -121,14 +120,14 @@ StageResult PipelineWorker::describe(Stage s) {
     case Stage::Schedule:
       r.pane = 3;
       for (size_t i = 0; i < p.schedules().size(); ++i) {
-        r.graphs.push_back(paneOf(*store_, graphName(p, i), p.loops()[i], p.schedules()[i]));
+        r.graphs.push_back(paneOf(*store_, p.graphName(i), p.loops()[i], p.schedules()[i]));
         r.peakBytes += p.schedules()[i].memory.peakIntermediateBytes;
         r.text += QString::fromStdString(p.loops()[i].name + ":\n" + p.schedules()[i].str());
       }
       break;
     case Stage::Codegen:
       for (size_t i = 0; i < p.cppModules().size(); ++i) {
-        QString g = QString::fromStdString(graphName(p, i));
+        QString g = QString::fromStdString(p.graphName(i));
         CodeTab cpp{"C++ " + g, "cpp", QString::fromStdString(p.cppModules()[i].source), {}};
         for (const GeneratedKernel& k : p.cppModules()[i].kernels)
           cpp.kernels.push_back({QString::fromStdString(k.name), k.firstLine, k.lastLine, {k.provenance.begin(), k.provenance.end()}});

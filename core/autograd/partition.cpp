@@ -12,6 +12,13 @@ namespace fusebox {
 
 const char* partitionerName(Partitioner p) { return p == Partitioner::MinCut ? "mincut" : "default"; }
 
+std::string PartitionReport::str() const {
+  std::string s = std::string("partitioner ") + partitionerName(partitioner) + ": " + std::to_string(saved.size()) + " saved tensors, " +
+                  std::to_string(savedBytes) + " bytes saved, " + std::to_string(recomputedOps) + " ops recomputed in the backward\n  saved:";
+  for (const std::string& n : saved) s += " " + n;
+  return s + "\n";
+}
+
 int64_t estimatedBytes(const TensorType& t) {
   int64_t n = 1;
   for (const Dim& d : t.shape) {

@@ -56,6 +56,8 @@ public:
   const std::vector<LoopProgram>& loops() const;
   const std::vector<Schedule>& schedules() const;
   const std::vector<CppModule>& cppModules() const;
+  // The name of prim graph / loop program / schedule i: "inference", or "forward" and "backward".
+  std::string graphName(size_t i) const { return !config_.train ? "inference" : i == 0 ? "forward" : "backward"; }
   // "linear @mlp.fbx:6:14": how generated code names a traced node.
   std::string describeTracedNode(NodeId id) const;
   const std::vector<StageTiming>& timings() const { return timings_; }

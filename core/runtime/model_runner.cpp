@@ -34,8 +34,6 @@ bool closeForDType(const Tensor& got, const Tensor& want) {
 
 namespace {
 
-// "inference", "forward" or "backward": the graph of module i.
-std::string graphName(const Pipeline& p, size_t i) { return !p.config().train ? "inference" : i == 0 ? "forward" : "backward"; }
 
 // Runs compiled graphs (CPU or CUDA executables), times them and checks them.
 template <class Exe>
@@ -69,7 +67,6 @@ void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes,
   };
   step();  // warm-up
   for (auto& e : exes) e->resetProfile();
-  const char* names[] = {train ? "forward" : "inference", "backward"};
   std::vector<double> before;  // each kernel's total before this iteration
   auto sample = [&](int iteration) {
     std::vector<KernelRow> rows;
@@ -79,7 +76,7 @@ void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes,
         if (before.size() <= at) before.push_back(0);
         double ms = k.totalMs - before[at];
         before[at++] = k.totalMs;
-        rows.push_back({names[g], k.name, ms, 1, k.bytes, ms > 0 ? k.bytes / (ms * 1e6) : 0});
+        rows.push_back({p.graphName(g), k.name, ms, 1, k.bytes, ms > 0 ? k.bytes / (ms * 1e6) : 0});
       }
     hooks.iteration(iteration, rows);
   };
@@ -97,7 +94,7 @@ void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes,
 
   for (size_t g = 0; g < exes.size(); ++g)
     for (const KernelProfile& k : exes[g]->profile()) {
-      KernelRow row{names[g], k.name, k.totalMs / iters, static_cast<double>(k.calls) / iters, k.bytes, 0};
+      KernelRow row{p.graphName(g), k.name, k.totalMs / iters, static_cast<double>(k.calls) / iters, k.bytes, 0};
       row.gbPerSec = row.msPerIter > 0 ? k.bytes / (row.msPerIter * 1e6) : 0;
       report.kernels.push_back(row);
     }
@@ -132,8 +129,8 @@ RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads
     report.compileMs += compiled->compileMs;
     report.fromCache = compiled->fromCache;
     if (hooks.compiled) {
-      hooks.compiled(graphName(p, i), "llvm_ir", compiled->llvmIR);
-      hooks.compiled(graphName(p, i), "asm", compiled->assembly);
+      hooks.compiled(p.graphName(i), "llvm_ir", compiled->llvmIR);
+      hooks.compiled(p.graphName(i), "asm", compiled->assembly);
     }
     exes.push_back(std::make_unique<CpuExecutable>(p.loops()[i], p.schedules()[i], p.cppModules()[i], compiled, pool));
     report.peakIntermediateBytes += p.schedules()[i].memory.peakIntermediateBytes;
@@ -155,7 +152,7 @@ RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check, con
     auto compiled = compileCudaModule(modules.back().source, cc);
     report.compileMs += compiled->compileMs;
     report.fromCache = compiled->fromCache;
-    if (hooks.compiled) hooks.compiled(graphName(p, i), "ptx", compiled->ptx);
+    if (hooks.compiled) hooks.compiled(p.graphName(i), "ptx", compiled->ptx);
     exes.push_back(std::make_unique<CudaExecutable>(p.loops()[i], p.schedules()[i], modules.back(), compiled));
     report.peakIntermediateBytes += p.schedules()[i].memory.peakIntermediateBytes;
   }

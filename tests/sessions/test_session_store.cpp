@@ -43,6 +43,18 @@ void rawSql(const std::string& path, const char* sql) {
   sqlite3_close(db);
 }
 
+// mlp's training compile, and `p` recorded stage by stage into a new session of `s`.
+Pipeline mlpTraining() {
+  PipelineConfig c;
+  c.train = true;
+  return Pipeline(loadModel("mlp"), c);
+}
+int64_t record(SessionStore& s, Pipeline& p) {
+  int64_t id = s.createSession("mlp", describeConfig(p.config(), "cpu"), "cpu");
+  runAndRecord(p, s, id);
+  return id;
+}
+
 }  // namespace
 
 TEST(SessionStore, EveryArtifactKindRoundTrips) {
@@ -112,11 +124,8 @@ TEST(SessionStore, EveryArtifactKindRoundTrips) {
 TEST(SessionRecorder, RecordsEveryStageOfATrainingCompile) {
   TempSession t("recorder");
   SessionStore s = SessionStore::open(t.path);
-  PipelineConfig cfg;
-  cfg.train = true;
-  Pipeline p(loadModel("mlp"), cfg);
-  int64_t id = s.createSession("mlp", describeConfig(cfg, "cpu"), "cpu");
-  runAndRecord(p, s, id);
+  Pipeline p = mlpTraining();
+  int64_t id = record(s, p);
   EXPECT_EQ(s.stagesDone(id), (std::vector<std::string>{"trace", "joint", "partition", "decompose", "lower", "schedule", "codegen"}));
   auto joint = s.artifact(id, "joint", "joint", "json");
   ASSERT_TRUE(joint);
@@ -133,7 +142,7 @@ TEST(SessionRecorder, RecordsEveryStageOfATrainingCompile) {
   }
   EXPECT_EQ(cpp, 2);
   EXPECT_EQ(cuda, 2);
-  EXPECT_EQ(describeConfig(cfg, "cpu"), "train target=cpu partitioner=mincut fusion=on");
+  EXPECT_EQ(s.session(id).config, "train target=cpu partitioner=mincut fusion=on");
 }
 
 // A child process records a compile and then appends profile samples forever; the parent kills
@@ -149,11 +158,8 @@ TEST(SessionStore, KillingTheWriterMidRunKeepsEveryCommittedStage) {
     ::close(ready[0]);
     try {
       SessionStore s = SessionStore::open(t.path);
-      PipelineConfig cfg;
-      cfg.train = true;
-      Pipeline p(loadModel("mlp"), cfg);
-      int64_t id = s.createSession("mlp", describeConfig(cfg, "cpu"), "cpu");
-      runAndRecord(p, s, id);
+      Pipeline p = mlpTraining();
+      int64_t id = record(s, p);
       char c = 'y';
       if (::write(ready[1], &c, 1) != 1) ::_exit(3);
       for (int it = 0;; ++it) {
