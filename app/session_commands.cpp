@@ -12,6 +12,9 @@
 #include "core/frontend/model_loader.h"
 #include "core/ir/error.h"
 
+#ifdef FUSEBOX_HAVE_PDF
+#include "views/pdf_report.h"
+#endif
 #ifdef FUSEBOX_HAVE_SESSIONS
 #include "report/html_report.h"
 #include "sessions/session_store.h"
@@ -32,11 +35,12 @@ const char* kCompileHelp =
     "  --target T        cpu (default) or cuda\n";
 
 const char* kReportHelp =
-    "usage: fusebox report SESSION_FILE [--id N] [--compare SESSION_FILE2 [--compare-id M]] -o report.html\n\n"
+    "usage: fusebox report SESSION_FILE [--id N] [--compare SESSION_FILE2 [--compare-id M]] -o report.html|report.pdf\n\n"
     "Writes a self-contained HTML report of a recorded session (the file's latest unless --id): stage\n"
     "graphs (Graphviz), fusion decisions, kernels, profile charts and generated code. With --compare, a\n"
     "fusion comparison of the two sessions instead: nodes grouped differently, decisions that differ,\n"
-    "kernel times side by side. The two sessions may be in one file (--compare FILE --compare-id M).\n";
+    "kernel times side by side. The two sessions may be in one file (--compare FILE --compare-id M).\n"
+    "A .pdf output draws the graphs, then the tables and code (Qt build; comparisons are HTML only).\n";
 
 bool wantsHelp(const std::vector<std::string>& args) {
   for (const std::string& a : args)
@@ -107,6 +111,16 @@ int reportCommand(const std::vector<std::string>& argv) {
   };
   SessionStore store = SessionStore::open(a.positional()[0], false);
   int64_t id = pick(store, a.value("--id"));
+  if (out->size() > 4 && out->compare(out->size() - 4, 4, ".pdf") == 0) {
+#ifdef FUSEBOX_HAVE_PDF
+    if (a.value("--compare")) throw UsageError("--compare reports are HTML only; use -o FILE.html");
+    writePdfReportHeadless(store, id, *out);
+    std::printf("wrote %s\n", out->c_str());
+    return 0;
+#else
+    throw Error("report: PDF needs the Qt build of fusebox (install the Qt 6 packages and reconfigure); use -o FILE.html");
+#endif
+  }
   std::string html;
   if (auto other = a.value("--compare")) {
     if (*other == a.positional()[0]) {

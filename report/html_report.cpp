@@ -178,9 +178,11 @@ std::string htmlReport(const SessionStore& store, int64_t session, const ReportO
   } else {
     os << timingsTable(ts) << barChart(ts) << "<h3>Per-iteration kernel time</h3>" << timeline(iterationTotals(store, session));
   }
-  os << "<h2>Graphs</h2>";
-  for (const StageArtifact& a : store.artifacts(session))
-    if (a.format == "dot") os << "<h3>" << esc(a.stage) << ": " << esc(a.graph) << "</h3>" << svgOf(a.body, options);
+  if (options.graphs) {
+    os << "<h2>Graphs</h2>";
+    for (const StageArtifact& a : store.artifacts(session))
+      if (a.format == "dot") os << "<h3>" << esc(a.stage) << ": " << esc(a.graph) << "</h3>" << svgOf(a.body, options);
+  }
   for (const StageArtifact& a : store.artifacts(session))
     if (a.stage == "partition" && a.graph == "report") os << "<h3>partition</h3><pre>" << esc(a.body) << "</pre>";
   os << "<h2>Fusion decisions</h2>" << decisionsTable(store.decisions(session));

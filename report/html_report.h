@@ -13,6 +13,7 @@ struct ReportOptions {
   // Graphs with more nodes than this are listed, not drawn (a 3,000-node joint graph as SVG is
   // tens of MB); the GUI draws them.
   int maxDrawnNodes = 1500;
+  bool graphs = true;  // false: no graph section (the PDF draws the graphs itself)
 };
 
 std::string htmlReport(const SessionStore& store, int64_t session, const ReportOptions& options = {});

@@ -1,5 +1,6 @@
 #include "views/pdf_report.h"
 
+#include <QGuiApplication>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QRegularExpression>
@@ -10,6 +11,18 @@
 #include "report/html_report.h"
 
 namespace fusebox {
+
+void writePdfReportHeadless(const SessionStore& store, int64_t session, const std::string& path) {
+  if (QGuiApplication::instance()) return writePdfReport(store, session, QString::fromStdString(path));
+  if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+      qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  int argc = 1;
+  char name[] = "fusebox";
+  char* argv[] = {name, nullptr};
+  QGuiApplication app(argc, argv);
+  writePdfReport(store, session, QString::fromStdString(path));
+}
 
 void writePdfReport(const SessionStore& store, int64_t session, const QString& path) {
   QPdfWriter pdf(path);
@@ -36,8 +49,10 @@ void writePdfReport(const SessionStore& store, int64_t session, const QString& p
     svg.render(&painter, QRectF(area.x(), area.y(), size.width() * s, size.height() * s));
   }
   // Tables and code as text (QTextDocument does not draw inline SVG, so the graphs are dropped).
-  QString html = QString::fromStdString(htmlReport(store, session, ReportOptions{0}));
-  html.replace(QRegularExpression("<svg.*?</svg>", QRegularExpression::DotMatchesEverythingOption), "");
+  ReportOptions textOnly;
+  textOnly.graphs = false;
+  QString html = QString::fromStdString(htmlReport(store, session, textOnly));
+  html.replace(QRegularExpression("<svg.*?</svg>", QRegularExpression::DotMatchesEverythingOption), "");  // the profile charts
   QTextDocument doc;
   doc.setHtml(html);
   doc.setPageSize(page.size());
