@@ -291,7 +291,9 @@ private:
     KernelEmitter em(body);
     const int lanes = K % 4 == 0 ? 4 : 1;
     const int64_t chunks = K / lanes;
-    const int64_t block = std::min<int64_t>(1024, std::max<int64_t>(32, pow2AtLeast((K + 15) / 16)));
+    // Rows too long to keep in registers loop over the row with at most 256 threads: several
+    // blocks per SM then overlap one row's closing block reduction with other rows' loads.
+    const int64_t block = std::min<int64_t>(K / lanes > 16 * 256 ? 256 : 1024, std::max<int64_t>(32, pow2AtLeast((K + 15) / 16)));
     const int64_t perThread = (chunks + block - 1) / block;
     const bool guard = chunks % block != 0;
     l.block = block;
