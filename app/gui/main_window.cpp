@@ -216,6 +216,7 @@ void MainWindow::reset() {
   if (busy_) return;  // the worker is mid-stage; its results would land in a cleared window
   started_ = false;
   done_.clear();
+  failedStage_.clear();
   peakBytes_ = 0;
   for (GraphPane* p : panes_) p->clear();
   code_->clearAll();
@@ -247,6 +248,7 @@ void MainWindow::runAllStages() {
 }
 
 void MainWindow::onStageDone(const StageResult& r) {
+  failedStage_.clear();
   done_ << r.stage;
   if (!currentRequest().config.train && done_.size() == 1) done_ << "joint" << "partition";  // inference skips them
   if (r.pane >= 0) panes_[r.pane]->setGraphs(r.graphs);
@@ -262,6 +264,8 @@ void MainWindow::onStageDone(const StageResult& r) {
 
 void MainWindow::onFailed(const QString& stage, const QString& message) {
   busy_ = runningAll_ = false;
+  started_ = false;  // the next Step starts over (after the model or config is fixed)
+  failedStage_ = stage;
   refreshPipelineBar();
   showError("The " + stage + " stage failed", message + "\n\nEvery stage finished before it is kept in the session.");
 }
@@ -276,9 +280,11 @@ void MainWindow::refreshPipelineBar() {
   for (size_t i = 0; i < stageLabels_.size(); ++i) {
     bool done = done_.contains(kStages[i]);
     bool skipped = done && !currentRequest().config.train && (i == 1 || i == 2);
+    bool failed = !done && failedStage_ == kStages[i];
     stageLabels_[i]->setStyleSheet(QString("QLabel { border-radius: 4px; padding: 3px; background: %1; color: %2; }")
-                                       .arg(skipped ? "#e6e6e6" : done ? "#2e7d32" : "#f1f1f1", done && !skipped ? "white" : "#555"));
-    stageLabels_[i]->setToolTip(skipped ? "skipped (inference)" : done ? "done" : "not run yet");
+                                       .arg(failed ? "#c62828" : skipped ? "#e6e6e6" : done ? "#2e7d32" : "#f1f1f1",
+                                            (done && !skipped) || failed ? "white" : "#555"));
+    stageLabels_[i]->setToolTip(failed ? "failed: " + lastError_ : skipped ? "skipped (inference)" : done ? "done" : "not run yet");
   }
   bool all = done_.size() >= static_cast<int>(std::size(kStages));
   stepButton_->setEnabled(!busy_ && !all);

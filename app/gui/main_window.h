@@ -89,6 +89,7 @@ private:
   bool started_ = false, busy_ = false, runningAll_ = false, dialogs_ = true;
   QStringList done_;
   QString lastError_;
+  QString failedStage_;
   int64_t peakBytes_ = 0;
   int64_t lastSample_ = 0;
 

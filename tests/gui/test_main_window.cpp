@@ -166,6 +166,10 @@ private slots:
     QVERIFY2(w->lastError().contains("shape_mismatch.fbx:5:7"), qPrintable(w->lastError()));
     QVERIFY(!w->busy());
     shot(w.get(), "05_error");
+    // fixed model: the next Step starts over and works
+    w->setModel("mlp");
+    w->stepStage();
+    QTRY_COMPARE_WITH_TIMEOUT(w->stagesDone().size(), 1, 20000);
   }
 };
 
