@@ -116,8 +116,7 @@ private:
 
   // The float4 loads of the items' f32 inputs at lane 0, as "b_x[k + 64*m]" -> the item's load,
   // for buffers this kernel does not write.
-  std::map<std::string, const LExpr*> vectorLoads(const Kernel& k, const std::vector<int>& items, int64_t M, int64_t K,
-                                                  std::map<std::string, const LoopNode*>* owner = nullptr) {
+  std::map<std::string, const LExpr*> vectorLoads(const Kernel& k, const std::vector<int>& items, int64_t M, int64_t K) {
     std::set<std::string> written;
     for (const KernelItem& it : k.items) written.insert(p_.nodes[it.node].output);
     std::map<std::string, const LExpr*> out;
@@ -131,7 +130,6 @@ private:
         if (!vectorAligned(e0, M, K)) continue;
         std::string text = cName(ld->op) + "[" + e0.str() + "]";
         out.emplace(text, ld);
-        if (owner) owner->emplace(text, &n);
       }
     }
     return out;
@@ -147,8 +145,6 @@ private:
     if (lanes == 4) {
       for (int i : items) {
         const LoopNode& n = p_.nodes[k.items[i].node];
-        std::vector<const LExpr*> loads;
-        plainLoads(n.body, loads);
         for (const auto& [text, ld] : vectorLoads(k, {i}, M, K)) {
           std::string reg;
           if (auto c = cached.find(text); c != cached.end()) {
@@ -300,19 +296,14 @@ private:
     l.grid = std::min<int64_t>(M, 1 << 20);
     // Loads shared by several loops, kept in registers when the thread's share is small.
     std::map<std::string, std::string> cached;
-    std::map<std::string, const LoopNode*> cachedOwner;
     if (lanes == 4 && perThread * lanes <= 16) {
       std::map<std::string, int> segmentsUsing;
-      std::map<std::string, const LoopNode*> owner;
       for (const std::vector<int>& seg : k.segments) {
         if (k.items[seg[0]].row) continue;
-        for (const auto& [text, ld] : vectorLoads(k, seg, M, K, &owner)) ++segmentsUsing[text];
+        for (const auto& [text, ld] : vectorLoads(k, seg, M, K)) ++segmentsUsing[text];
       }
       for (const auto& [text, uses] : segmentsUsing)
-        if (uses > 1) {
-          cached[text] = "row" + std::to_string(cached.size());
-          cachedOwner[text] = owner.at(text);
-        }
+        if (uses > 1) cached[text] = "row" + std::to_string(cached.size());
     }
     header(os, k, cached.empty() ? "a block per row" : "a block per row, the row kept in registers");
     os << "extern \"C\" __global__ void __launch_bounds__(" << block << ") " << k.name << "(void* const* __restrict__ bufs) {\n"
