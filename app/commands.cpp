@@ -138,7 +138,8 @@ std::string usage() {
          "  run MODEL --target interp|cpu|cuda [--train] [--iters N] [--session FILE]\n"
          "                                      run a model (interpreter, compiled CPU or GPU code) and check its numerics\n"
          "  report SESSION [--compare SESSION2] -o report.html\n"
-         "                                      a self-contained HTML report of a session, or a fusion comparison of two\n\n"
+         "                                      a self-contained HTML report of a session, or a fusion comparison of two\n"
+         "  conformance DIR [--failures FILE]   ONNX backend test cases through the whole pipeline (CPU)\n\n"
          "Options: --help (also after a command), --version\n";
 }
 

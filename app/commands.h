@@ -16,6 +16,7 @@ int runCommand(const std::vector<std::string>& args);
 int opsCommand(const std::vector<std::string>& args);
 int compileCommand(const std::vector<std::string>& args);
 int reportCommand(const std::vector<std::string>& args);
+int conformanceCommand(const std::vector<std::string>& args);
 
 std::string usage();
 

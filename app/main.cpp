@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
     if (command == "run") return runCommand(rest);
     if (command == "compile") return compileCommand(rest);
     if (command == "report") return reportCommand(rest);
+    if (command == "conformance") return conformanceCommand(rest);
     throw UsageError("unknown command '" + command + "'");
   } catch (const UsageError& e) {
     std::cerr << "fusebox: " << e.what() << "\n\n" << usage();

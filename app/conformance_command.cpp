@@ -1,0 +1,145 @@
+// `fusebox conformance DIR`: runs ONNX backend test cases (DIR/test_*/model.onnx with
+// test_data_set_*/input_*.pb and output_*.pb, as in Debian's libonnx-testdata) through the whole
+// pipeline on the CPU target and compares with the expected outputs.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "app/cli_args.h"
+#include "app/commands.h"
+#include "core/codegen/cpu/cpp_codegen.h"
+#include "core/codegen/cpu/jit_compiler.h"
+#include "core/decompose/decompose.h"
+#include "core/frontend/onnx/onnx_loader.h"
+#include "core/ir/error.h"
+#include "core/loopir/lower.h"
+#include "core/runtime/cpu_executable.h"
+#include "core/runtime/model_runner.h"
+#include "core/runtime/thread_pool.h"
+#include "core/schedule/schedule.h"
+
+namespace fusebox::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kConformanceHelp =
+    "usage: fusebox conformance DIR [--failures FILE] [--filter TEXT]\n\n"
+    "Runs every ONNX test case under DIR (a folder of test_* case folders, or a folder of such folders,\n"
+    "e.g. /usr/share/libonnx-testdata/data) through the whole pipeline on the CPU target and compares\n"
+    "with the expected outputs. Prints pass / fail / unsupported per folder; --failures writes each\n"
+    "failing or unsupported case with its reason. Exit status 0 unless a case crashed the run.\n";
+
+enum class Outcome { Pass, Fail, Unsupported };
+
+std::vector<fs::path> sorted(const fs::path& dir, const std::string& prefix) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool isUnsupported(const std::string& why) {
+  return why.find("not supported") != std::string::npos || why.find("unsupported op type") != std::string::npos ||
+         why.find("does not support") != std::string::npos;
+}
+
+// One case: every data set must match. `why` gets the reason when it does not pass.
+Outcome runCase(const fs::path& dir, ThreadPool& pool, std::string& why) {
+  try {
+    OnnxModel m = loadOnnx((dir / "model.onnx").string());
+    Graph prims = decompose(m.graph);
+    LoopProgram lp = lower(prims);
+    Schedule s = schedule(lp);
+    CppModule cpp = generateCpp(lp, s);
+    auto compiled = compileCpuModule(cpp.source);
+    CpuExecutable exe(lp, s, cpp, compiled, pool);
+    std::vector<fs::path> sets = sorted(dir, "test_data_set_");
+    if (sets.empty()) throw Error("no test_data_set_* folder");
+    for (const fs::path& set : sets) {
+      std::vector<fs::path> inFiles = sorted(set, "input_"), outFiles = sorted(set, "output_");
+      std::vector<Tensor> inputs;
+      for (const GraphInput& in : m.graph.inputs()) {
+        const std::string& name = m.graph.value(in.value).name;
+        if (in.role == InputRole::Param) {
+          inputs.push_back(m.initializers.at(name));
+          continue;
+        }
+        size_t k = static_cast<size_t>(std::find(m.inputNames.begin(), m.inputNames.end(), name) - m.inputNames.begin());
+        if (k >= inFiles.size()) throw Error(set.string() + ": no input file for input '" + name + "'");
+        inputs.push_back(loadOnnxTensor(inFiles[k].string()));
+      }
+      exe.setInputs(inputs);
+      exe.run();
+      std::vector<Tensor> got = exe.outputs();
+      if (got.size() != outFiles.size()) throw Error("the model has " + std::to_string(got.size()) + " outputs, the case " +
+                                                     std::to_string(outFiles.size()));
+      for (size_t i = 0; i < got.size(); ++i) {
+        Tensor want = loadOnnxTensor(outFiles[i].string());
+        Tensor g = got[i];
+        if (g.numel() != want.numel()) throw Error("output " + std::to_string(i) + " has " + std::to_string(g.numel()) + " elements, want " +
+                                                   std::to_string(want.numel()));
+        g.sizes = want.sizes;
+        if (!closeForDType(g, want)) {
+          Difference d = compareTensors(g, want);
+          why = set.filename().string() + " output " + std::to_string(i) + ": max abs diff " + std::to_string(d.maxAbs);
+          return Outcome::Fail;
+        }
+      }
+    }
+    return Outcome::Pass;
+  } catch (const std::exception& e) {
+    why = e.what();
+    return isUnsupported(why) ? Outcome::Unsupported : Outcome::Fail;
+  }
+}
+
+}  // namespace
+
+int conformanceCommand(const std::vector<std::string>& argv) {
+  for (const std::string& a : argv)
+    if (a == "--help" || a == "-h") return std::cout << kConformanceHelp, 0;
+  Args a(argv, {"--failures", "--filter"}, {});
+  if (a.positional().size() != 1) throw UsageError("conformance needs exactly one DIR");
+  if (!onnxAvailable()) throw Error("conformance: this fusebox was built without ONNX support (libonnx-dev, libprotobuf-dev)");
+  if (!cpuJitAvailable()) throw Error("conformance: this fusebox was built without the CPU backend (LLVM)");
+  fs::path root = a.positional()[0];
+  if (!fs::is_directory(root)) throw Error("conformance: '" + root.string() + "' is not a folder");
+  // Case folders directly under root, or one level down (data/node/test_*, ...).
+  std::vector<fs::path> suites = sorted(root, "test_").empty() ? sorted(root, "") : std::vector<fs::path>{root};
+  std::string filter = a.valueOr("--filter", "");
+  std::ofstream failures;
+  if (auto f = a.value("--failures")) {
+    failures.open(*f);
+    if (!failures) throw Error("cannot write " + *f);
+  }
+  ThreadPool pool(1);
+  int total[3] = {0, 0, 0};
+  for (const fs::path& suite : suites) {
+    if (!fs::is_directory(suite)) continue;
+    int count[3] = {0, 0, 0};
+    for (const fs::path& c : sorted(suite, "test_")) {
+      if (!fs::exists(c / "model.onnx") || c.string().find(filter) == std::string::npos) continue;
+      std::string why;
+      Outcome o = runCase(c, pool, why);
+      ++count[static_cast<int>(o)];
+      if (o != Outcome::Pass && failures.is_open())
+        failures << (o == Outcome::Fail ? "FAIL " : "UNSUPPORTED ") << c.string() << ": " << why << "\n";
+    }
+    int n = count[0] + count[1] + count[2];
+    if (!n) continue;
+    std::printf("%-40s %5d cases: %5d pass, %5d fail, %5d unsupported (%.1f%% pass)\n", suite.filename().string().c_str(), n, count[0],
+                count[1], count[2], 100.0 * count[0] / n);
+    for (int i = 0; i < 3; ++i) total[i] += count[i];
+  }
+  int n = total[0] + total[1] + total[2];
+  std::printf("%-40s %5d cases: %5d pass, %5d fail, %5d unsupported (%.1f%% pass)\n", "total", n, total[0], total[1], total[2],
+              n ? 100.0 * total[0] / n : 0.0);
+  return 0;
+}
+
+}  // namespace fusebox::cli

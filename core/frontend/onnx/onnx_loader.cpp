@@ -1,0 +1,183 @@
+#include "core/frontend/onnx/onnx_loader.h"
+
+#ifdef FUSEBOX_HAVE_ONNX
+
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "core/frontend/onnx/onnx_ops.h"
+#include "core/ir/error.h"
+#include "core/ops/graph_builder.h"
+
+namespace fusebox {
+
+bool onnxAvailable() { return true; }
+
+namespace {
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open '" + path + "'");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+DType dtypeOf(int onnxType, const std::string& where) {
+  switch (onnxType) {
+    case onnx::TensorProto::FLOAT: return DType::F32;
+    case onnx::TensorProto::DOUBLE: return DType::F64;
+    case onnx::TensorProto::INT64: return DType::I64;
+    case onnx::TensorProto::INT32: return DType::I32;
+    case onnx::TensorProto::BOOL: return DType::Bool;
+    case onnx::TensorProto::FLOAT16: return DType::F16;
+    case onnx::TensorProto::BFLOAT16: return DType::BF16;
+    default: throw Error(where + ": ONNX element type " + std::to_string(onnxType) + " (" + onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(onnxType)) + ") is not supported");
+  }
+}
+
+template <class T>
+void appendRaw(const std::string& raw, std::vector<double>& out) {
+  size_t n = raw.size() / sizeof(T);
+  for (size_t i = 0; i < n; ++i) {
+    T v;
+    std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));
+    out.push_back(static_cast<double>(v));
+  }
+}
+
+double halfToDouble(uint16_t h, bool bf16) {
+  uint32_t bits;
+  if (bf16) {
+    bits = static_cast<uint32_t>(h) << 16;
+  } else {
+    uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+    if (exp == 0) return (sign ? -1 : 1) * std::ldexp(static_cast<double>(man), -24);
+    if (exp == 31) return man ? NAN : (sign ? -INFINITY : INFINITY);
+    bits = (sign << 31) | ((exp + 112) << 23) | (man << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+}  // namespace
+
+Tensor onnxTensorOf(const onnx::TensorProto& t, const std::string& where) {
+  DType dt = dtypeOf(t.data_type(), where);
+  std::vector<int64_t> sizes(t.dims().begin(), t.dims().end());
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) throw Error(where + ": tensors stored in external files are not supported");
+  std::vector<double> v;
+  const std::string& raw = t.raw_data();
+  if (!raw.empty()) {
+    switch (t.data_type()) {
+      case onnx::TensorProto::FLOAT: appendRaw<float>(raw, v); break;
+      case onnx::TensorProto::DOUBLE: appendRaw<double>(raw, v); break;
+      case onnx::TensorProto::INT64: appendRaw<int64_t>(raw, v); break;
+      case onnx::TensorProto::INT32: appendRaw<int32_t>(raw, v); break;
+      case onnx::TensorProto::BOOL: appendRaw<uint8_t>(raw, v); break;
+      default: {
+        std::vector<double> halves;
+        appendRaw<uint16_t>(raw, halves);
+        for (double h : halves) v.push_back(halfToDouble(static_cast<uint16_t>(h), t.data_type() == onnx::TensorProto::BFLOAT16));
+      }
+    }
+  } else {
+    for (float x : t.float_data()) v.push_back(x);
+    for (double x : t.double_data()) v.push_back(x);
+    for (int64_t x : t.int64_data()) v.push_back(static_cast<double>(x));
+    if (t.data_type() == onnx::TensorProto::FLOAT16 || t.data_type() == onnx::TensorProto::BFLOAT16)
+      for (int32_t x : t.int32_data()) v.push_back(halfToDouble(static_cast<uint16_t>(x), t.data_type() == onnx::TensorProto::BFLOAT16));
+    else
+      for (int32_t x : t.int32_data()) v.push_back(x);
+  }
+  int64_t n = numelOf(sizes);
+  if (static_cast<int64_t>(v.size()) != n)
+    throw Error(where + ": tensor '" + t.name() + "' has " + std::to_string(v.size()) + " values for shape of " + std::to_string(n));
+  return Tensor(dt, sizes, std::move(v));
+}
+
+namespace {
+
+TensorType typeOf(const onnx::ValueInfoProto& vi, const std::string& where) {
+  if (!vi.type().has_tensor_type()) throw Error(where + ": input '" + vi.name() + "' is not a tensor (sequences and optionals are not supported)");
+  const auto& tt = vi.type().tensor_type();
+  TensorType t;
+  t.dtype = dtypeOf(tt.elem_type(), where + ": input '" + vi.name() + "'");
+  for (const auto& d : tt.shape().dim()) {
+    if (!d.has_dim_value())
+      throw Error(where + ": input '" + vi.name() + "' has a symbolic dim '" + d.dim_param() + "'; symbolic shapes are not supported");
+    t.shape.push_back(Dim(d.dim_value()));
+  }
+  return t;
+}
+
+}  // namespace
+
+Tensor loadOnnxTensor(const std::string& path) {
+  onnx::TensorProto t;
+  std::string bytes = readFile(path);
+  if (!t.ParseFromString(bytes)) throw Error(path + ": not a serialized ONNX TensorProto");
+  return onnxTensorOf(t, path);
+}
+
+OnnxModel loadOnnx(const std::string& path) {
+  onnx::ModelProto m;
+  std::string bytes = readFile(path);
+  if (bytes.empty() || !m.ParseFromString(bytes)) throw Error(path + ": not a valid ONNX model (protobuf parse failed)");
+  OnnxModel out;
+  for (const auto& imp : m.opset_import())
+    if (imp.domain().empty() || imp.domain() == "ai.onnx") out.opset = imp.version();
+  if (!out.opset) throw Error(path + ": models that import no default-domain (ai.onnx) opset are not supported");
+  const onnx::GraphProto& g = m.graph();
+  out.graph.name = g.name().empty() ? "onnx_model" : g.name();
+  OnnxContext cx{out.graph, GraphBuilder(out.graph), {}, {}, out.opset, path, {}};
+  for (const auto& init : g.initializer()) cx.constants[init.name()] = onnxTensorOf(init, path + ": initializer");
+  for (const auto& in : g.input()) {
+    if (cx.constants.count(in.name())) continue;
+    cx.values[in.name()] = out.graph.addInput(in.name(), typeOf(in, path), InputRole::Input);
+    out.inputNames.push_back(in.name());
+  }
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    std::string where = path + ": node " + std::to_string(i) + (n.name().empty() ? "" : " '" + n.name() + "'") + " (" + n.op_type() +
+                        ", opset " + std::to_string(out.opset) + ")";
+    if (!n.domain().empty() && n.domain() != "ai.onnx") throw Error(where + ": ops of domain '" + n.domain() + "' are not supported");
+    cx.builder.setOrigin("", {}, SourceLoc{path, i + 1, 1});  // "line" = the node's 1-based position
+    try {
+      importNode(cx, n);
+    } catch (const OnnxUnsupported& e) {
+      throw Error(where + ": " + e.what());
+    } catch (const Error& e) {
+      throw Error(where + ": " + e.message());
+    }
+  }
+  std::vector<ValueId> outs;
+  for (const auto& o : g.output()) outs.push_back(cx.value(o.name()));
+  out.graph.setOutputs(outs);
+  out.initializers = std::move(cx.paramValues);
+  return out;
+}
+
+}  // namespace fusebox
+
+#else
+
+#include "core/ir/error.h"
+
+namespace fusebox {
+bool onnxAvailable() { return false; }
+OnnxModel loadOnnx(const std::string& path) {
+  throw Error(path + ": this fusebox was built without ONNX support (install libonnx-dev and libprotobuf-dev, then reconfigure)");
+}
+Tensor loadOnnxTensor(const std::string& path) {
+  throw Error(path + ": this fusebox was built without ONNX support (install libonnx-dev and libprotobuf-dev, then reconfigure)");
+}
+}  // namespace fusebox
+
+#endif

@@ -1,0 +1,122 @@
+// ONNX import: a case from ONNX's own backend tests computes its expected output in the
+// reference interpreter; unsupported ops name the node, op type and opset; truncated and
+// bit-flipped files give errors, never crashes.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "core/frontend/onnx/onnx_loader.h"
+#include "core/interp/interpreter.h"
+#include "core/runtime/model_runner.h"
+#include "test_util.h"
+
+using namespace fusebox;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kData = "/usr/share/libonnx-testdata/data";
+
+std::string tempFile(const std::string& name, const std::string& bytes) {
+  std::string path = (fs::temp_directory_path() / ("fusebox_onnx_" + std::to_string(::getpid()) + "_" + name)).string();
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+// The case's inputs in graph-input order (model inputs from the files, params from initializers).
+std::vector<Tensor> caseInputs(const OnnxModel& m, const fs::path& set) {
+  std::vector<Tensor> in;
+  size_t next = 0;
+  for (const GraphInput& gi : m.graph.inputs()) {
+    if (gi.role == InputRole::Param) in.push_back(m.initializers.at(m.graph.value(gi.value).name));
+    else in.push_back(loadOnnxTensor((set / ("input_" + std::to_string(next++) + ".pb")).string()));
+  }
+  return in;
+}
+
+}  // namespace
+
+class OnnxCase : public ::testing::TestWithParam<std::string> {};
+
+// Graph import checked on its own (no codegen): the interpreter reproduces ONNX's expected outputs.
+TEST_P(OnnxCase, InterpreterMatchesTheExpectedOutput) {
+  fs::path dir = kData / GetParam();
+  if (!onnxAvailable() || !fs::exists(dir)) GTEST_SKIP() << "no ONNX support or no libonnx-testdata";
+  OnnxModel m = loadOnnx((dir / "model.onnx").string());
+  fs::path set = dir / "test_data_set_0";
+  std::vector<Tensor> got = interpret(m.graph, caseInputs(m, set));
+  Tensor want = loadOnnxTensor((set / "output_0.pb").string());
+  ASSERT_EQ(got.at(0).numel(), want.numel());
+  got[0].sizes = want.sizes;
+  EXPECT_TRUE(closeForDType(got[0], want)) << "max abs diff " << compareTensors(got[0], want).maxAbs;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backend, OnnxCase,
+                         ::testing::Values("node/test_relu", "node/test_softmax_axis_1", "node/test_gemm_default_matrix_bias",
+                                           "node/test_conv_with_strides_padding", "node/test_batchnorm_example",
+                                           "pytorch-converted/test_Linear", "pytorch-converted/test_Conv2d_groups",
+                                           "node/test_maxpool_2d_strides"),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           for (char& ch : s)
+                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return s;
+                         });
+
+TEST(OnnxLoader, UnsupportedOpNamesTheNodeOpTypeAndOpset) {
+  if (!onnxAvailable()) GTEST_SKIP();
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* imp = m.add_opset_import();
+  imp->set_version(17);
+  auto* g = m.mutable_graph();
+  auto* in = g->add_input();
+  in->set_name("x");
+  auto* tt = in->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  tt->mutable_shape()->add_dim()->set_dim_value(4);
+  auto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->add_input("x");
+  relu->add_output("r");
+  auto* node = g->add_node();
+  node->set_op_type("Hardmax");
+  node->set_name("head");
+  node->add_input("r");
+  node->add_output("y");
+  g->add_output()->set_name("y");
+  std::string path = tempFile("unsupported.onnx", m.SerializeAsString());
+  test::expectThrowContaining<Error>([&] { loadOnnx(path); }, "node 1 'head' (Hardmax, opset 17): unsupported op type 'Hardmax'");
+  fs::remove(path);
+}
+
+TEST(OnnxLoader, TruncatedAndBitFlippedFilesGiveErrorsNotCrashes) {
+  fs::path model = kData / "pytorch-converted/test_Conv2d/model.onnx";
+  if (!onnxAvailable() || !fs::exists(model)) GTEST_SKIP();
+  std::ifstream f(model, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  test::expectThrowContaining<Error>([&] { loadOnnx(tempFile("empty.onnx", "")); }, "not a valid ONNX model");
+  std::mt19937 rng(11);
+  int errors = 0, loaded = 0;
+  for (int i = 0; i < 200; ++i) {
+    std::string b = bytes;
+    if (i % 2) b.resize(rng() % b.size());
+    else
+      for (int k = 0; k < 4; ++k) b[rng() % b.size()] ^= static_cast<char>(1 << (rng() % 8));
+    std::string path = tempFile("mutated.onnx", b);
+    try {
+      OnnxModel m = loadOnnx(path);
+      ++loaded;  // a flip in a weight's bytes still loads
+    } catch (const Error& e) {
+      ++errors;
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }
+    fs::remove(path);
+  }
+  EXPECT_GT(errors, 50);
+  std::printf("mutated models: %d rejected with an error, %d still loaded\n", errors, loaded);
+}
