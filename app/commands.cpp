@@ -96,11 +96,6 @@ const char* kRunHelp =
     "  --session FILE    record the stages, the compiled code and every iteration's kernel times in a session file\n"
     "  --session-id N    add this run to session N of FILE (its stages are already recorded) instead of a new session\n";
 
-bool wantsHelp(const std::vector<std::string>& args) {
-  for (const std::string& a : args)
-    if (a == "--help" || a == "-h") return true;
-  return false;
-}
 
 }  // namespace
 
@@ -118,6 +113,12 @@ TraceOptions traceOptions(const Args& a) {
     o.dims[name] = v;
   }
   return o;
+}
+
+bool wantsHelp(const std::vector<std::string>& args) {
+  for (const std::string& a : args)
+    if (a == "--help" || a == "-h") return true;
+  return false;
 }
 
 Partitioner partitionerArg(const Args& a) {

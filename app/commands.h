@@ -23,6 +23,8 @@ std::string usage();
 class Args;
 // --dim NAME=SIZE (repeated) and --symbolic.
 TraceOptions traceOptions(const Args& a);
+// Whether a subcommand's arguments ask for its help (--help or -h anywhere).
+bool wantsHelp(const std::vector<std::string>& args);
 // --partitioner mincut|default (mincut when absent).
 Partitioner partitionerArg(const Args& a);
 

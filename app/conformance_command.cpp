@@ -101,8 +101,7 @@ Outcome runCase(const fs::path& dir, ThreadPool& pool, std::string& why) {
 }  // namespace
 
 int conformanceCommand(const std::vector<std::string>& argv) {
-  for (const std::string& a : argv)
-    if (a == "--help" || a == "-h") return std::cout << kConformanceHelp, 0;
+  if (wantsHelp(argv)) return std::cout << kConformanceHelp, 0;
   Args a(argv, {"--failures", "--filter"}, {});
   if (a.positional().size() != 1) throw UsageError("conformance needs exactly one DIR");
   if (!onnxAvailable()) throw Error("conformance: this fusebox was built without ONNX support (libonnx-dev, libprotobuf-dev)");

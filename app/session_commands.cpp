@@ -42,12 +42,6 @@ const char* kReportHelp =
     "kernel times side by side. The two sessions may be in one file (--compare FILE --compare-id M).\n"
     "A .pdf output draws the graphs, then the tables and code (Qt build; comparisons are HTML only).\n";
 
-bool wantsHelp(const std::vector<std::string>& args) {
-  for (const std::string& a : args)
-    if (a == "--help" || a == "-h") return true;
-  return false;
-}
-
 }  // namespace
 
 int compileCommand(const std::vector<std::string>& argv) {

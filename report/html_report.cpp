@@ -119,15 +119,25 @@ std::string header(const SessionInfo& s, const SessionStore& store) {
   return os.str();
 }
 
-std::string stageTable(const SessionStore& store, int64_t session) {
+// Stages in the order they were written (artifacts come in rowid order), their graphs and time.
+std::string stageTable(const std::vector<StageArtifact>& artifacts) {
+  struct Row {
+    std::string stage;
+    std::vector<std::string> graphs;
+    double ms = 0;
+  };
+  std::vector<Row> rows;
+  for (const StageArtifact& a : artifacts) {
+    if (rows.empty() || rows.back().stage != a.stage) rows.push_back({a.stage, {}, a.ms});
+    std::vector<std::string>& g = rows.back().graphs;
+    if (std::find(g.begin(), g.end(), a.graph) == g.end()) g.push_back(a.graph);
+  }
   std::ostringstream os;
   os << "<table><tr><th>stage</th><th>graphs</th><th class=num>ms</th></tr>";
-  for (const std::string& st : store.stagesDone(session)) {
+  for (const Row& r : rows) {
     std::string graphs;
-    double ms = 0;
-    for (const StageArtifact& a : store.artifacts(session))
-      if (a.stage == st && a.format != "json" && graphs.find(a.graph) == std::string::npos) graphs += (graphs.empty() ? "" : ", ") + a.graph, ms = a.ms;
-    os << "<tr><td>" << esc(st) << "</td><td>" << esc(graphs) << "</td><td class=num>" << fmt("%.2f", ms) << "</td></tr>";
+    for (const std::string& g : r.graphs) graphs += (graphs.empty() ? "" : ", ") + g;
+    os << "<tr><td>" << esc(r.stage) << "</td><td>" << esc(graphs) << "</td><td class=num>" << fmt("%.2f", r.ms) << "</td></tr>";
   }
   os << "</table>";
   return os.str();
@@ -169,8 +179,9 @@ std::string page(const std::string& title, const std::string& body) {
 std::string htmlReport(const SessionStore& store, int64_t session, const ReportOptions& options) {
   SessionInfo s = store.session(session);
   std::ostringstream os;
+  const std::vector<StageArtifact> artifacts = store.artifacts(session);  // read once: bodies are large
   os << "<h1>Fusebox report: " << esc(s.model) << "</h1>" << header(s, store);
-  os << "<h2>Stages</h2>" << stageTable(store, session);
+  os << "<h2>Stages</h2>" << stageTable(artifacts);
   std::vector<KernelTiming> ts = latestRunTimings(store, session);
   os << "<h2>Profile</h2>";
   if (ts.empty()) {
@@ -180,10 +191,10 @@ std::string htmlReport(const SessionStore& store, int64_t session, const ReportO
   }
   if (options.graphs) {
     os << "<h2>Graphs</h2>";
-    for (const StageArtifact& a : store.artifacts(session))
+    for (const StageArtifact& a : artifacts)
       if (a.format == "dot") os << "<h3>" << esc(a.stage) << ": " << esc(a.graph) << "</h3>" << svgOf(a.body, options);
   }
-  for (const StageArtifact& a : store.artifacts(session))
+  for (const StageArtifact& a : artifacts)
     if (a.stage == "partition" && a.graph == "report") os << "<h3>partition</h3><pre>" << esc(a.body) << "</pre>";
   os << "<h2>Fusion decisions</h2>" << decisionsTable(store.decisions(session));
   os << "<h2>Kernels</h2><table><tr><th>graph</th><th>kernel</th><th>loop-IR nodes</th><th class=num>bytes</th></tr>";

@@ -4,7 +4,6 @@
 #include "core/frontend/model_loader.h"
 #include "core/ir/printers.h"
 #include "core/ops/registry.h"
-#include "core/schedule/schedule_dot.h"
 #include "report/graph_layout.h"
 #include "sessions/session_recorder.h"
 #include "sessions/session_store.h"
@@ -28,9 +27,17 @@ GraphLayout cachedLayout(SessionStore& store, const std::string& dot) {
   return l;
 }
 
+// The dot text of `graph` in the stage's record (what the session stored), or the graph printed
+// when the record does not hold it (the joint graph shown again beside the partition).
+std::string dotOf(const StageRecord& r, const std::string& graph, const Graph& g) {
+  for (const StageArtifact& a : r.artifacts)
+    if (a.graph == graph && a.format == "dot") return a.body;
+  return printDot(g, DotOptions{opKindColor, true});
+}
+
 // A graph of stages 1-3 laid out, with each node's traced origins (a traced node is its own).
-PaneGraph paneOf(SessionStore& store, const std::string& name, const Graph& g, bool traced) {
-  PaneGraph pg{QString::fromStdString(name), cachedLayout(store, printDot(g, DotOptions{opKindColor, true})), {}};
+PaneGraph paneOf(SessionStore& store, const StageRecord& r, const std::string& name, const Graph& g, bool traced) {
+  PaneGraph pg{QString::fromStdString(name), cachedLayout(store, dotOf(r, name, g)), {}};
   for (const Node& n : g.nodes()) {
     std::vector<int64_t> o(n.provenance.begin(), n.provenance.end());
     if (traced || o.empty()) o.push_back(n.id);
@@ -39,8 +46,12 @@ PaneGraph paneOf(SessionStore& store, const std::string& name, const Graph& g, b
   return pg;
 }
 
-PaneGraph paneOf(SessionStore& store, const std::string& name, const LoopProgram& lp, const Schedule& s) {
-  PaneGraph pg{QString::fromStdString(name), cachedLayout(store, printScheduleDot(lp, s)), {}};
+// A scheduled loop program laid out from the schedule stage's record (its dot has a cluster per kernel).
+PaneGraph paneOf(SessionStore& store, const StageRecord& r, const std::string& name, const LoopProgram& lp) {
+  std::string dot;
+  for (const StageArtifact& a : r.artifacts)
+    if (a.graph == name && a.format == "dot") dot = a.body;
+  PaneGraph pg{QString::fromStdString(name), cachedLayout(store, dot), {}};
   for (const LoopNode& n : lp.nodes) pg.origins["l" + std::to_string(n.id)] = std::vector<int64_t>(n.provenance.begin(), n.provenance.end());
   return pg;
 }
@@ -77,8 +88,9 @@ bool PipelineWorker::stepOnce() {
   if (!next) return false;
   try {
     pipeline_->step();
-    store_->writeStage(session_, stageRecord(*pipeline_, *next));
-    StageResult r = describe(*next);
+    StageRecord record = stageRecord(*pipeline_, *next);
+    store_->writeStage(session_, record);
+    StageResult r = describe(*next, record);
     r.last = !pipeline_->nextStage();
     emit stageDone(r);
     return !r.last;
@@ -89,7 +101,7 @@ bool PipelineWorker::stepOnce() {
   }
 }
 
-StageResult PipelineWorker::describe(Stage s) {
+StageResult PipelineWorker::describe(Stage s, const StageRecord& rec) {
   const Pipeline& p = *pipeline_;
   StageResult r;
   r.stage = stageName(s);
@@ -98,29 +110,29 @@ StageResult PipelineWorker::describe(Stage s) {
   switch (s) {
     case Stage::Trace:
       r.pane = 0;
-      r.graphs.push_back(paneOf(*store_, "traced", p.traced(), true));
+      r.graphs.push_back(paneOf(*store_, rec, "traced", p.traced(), true));
       break;
     case Stage::Joint:
       r.pane = 1;
-      r.graphs.push_back(paneOf(*store_, "joint", p.joint().graph, false));
+      r.graphs.push_back(paneOf(*store_, rec, "joint", p.joint().graph, false));
       break;
     case Stage::Partition:
       r.pane = 1;
-      r.graphs.push_back(paneOf(*store_, "joint", p.joint().graph, false));
-      r.graphs.push_back(paneOf(*store_, "forward", p.partition().forward, false));
-      r.graphs.push_back(paneOf(*store_, "backward", p.partition().backward, false));
+      r.graphs.push_back(paneOf(*store_, rec, "joint", p.joint().graph, false));
+      r.graphs.push_back(paneOf(*store_, rec, "forward", p.partition().forward, false));
+      r.graphs.push_back(paneOf(*store_, rec, "backward", p.partition().backward, false));
       break;
     case Stage::Decompose:
       r.pane = 2;
-      for (size_t i = 0; i < p.prims().size(); ++i) r.graphs.push_back(paneOf(*store_, p.graphName(i), p.prims()[i], false));
+      for (size_t i = 0; i < p.prims().size(); ++i) r.graphs.push_back(paneOf(*store_, rec, p.graphName(i), p.prims()[i], false));
       break;
     case Stage::Lower:
-      for (const LoopProgram& lp : p.loops()) r.text += QString::fromStdString(lp.str());
+      for (const StageArtifact& a : rec.artifacts) r.text += QString::fromStdString(a.body);  // the loop programs
       break;
     case Stage::Schedule:
       r.pane = 3;
       for (size_t i = 0; i < p.schedules().size(); ++i) {
-        r.graphs.push_back(paneOf(*store_, p.graphName(i), p.loops()[i], p.schedules()[i]));
+        r.graphs.push_back(paneOf(*store_, rec, p.graphName(i), p.loops()[i]));
         r.peakBytes += p.schedules()[i].memory.peakIntermediateBytes;
         r.text += QString::fromStdString(p.loops()[i].name + ":\n" + p.schedules()[i].str());
       }

@@ -15,6 +15,7 @@
 namespace fusebox {
 
 class SessionStore;
+struct StageRecord;
 
 struct CompileRequest {
   std::string model;  // built-in name or .fbx path
@@ -57,7 +58,7 @@ signals:
 
 private:
   bool stepOnce();
-  StageResult describe(Stage s);
+  StageResult describe(Stage s, const StageRecord& record);
   std::unique_ptr<Pipeline> pipeline_;
   std::unique_ptr<SessionStore> store_;
   int64_t session_ = 0;
