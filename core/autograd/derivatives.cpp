@@ -119,6 +119,12 @@ std::map<std::string, DerivativeFn> buildTable() {
   t["erf"] = unary([](GradContext& c, ValueId x, ValueId) {
     return c.mul(c.scalar(2.0 / std::sqrt(M_PI)), c.op("exp", {c.neg(c.mul(x, x))}));
   });
+  t["sin"] = unary([](GradContext& c, ValueId x, ValueId) { return c.op("cos", {x}); });
+  t["cos"] = unary([](GradContext& c, ValueId x, ValueId) { return c.neg(c.op("sin", {x})); });
+  t["atan"] = unary([](GradContext& c, ValueId x, ValueId) { return c.div(c.scalar(1), c.add(c.scalar(1), c.mul(x, x))); });
+  // Step functions: zero almost everywhere (PyTorch's convention).
+  for (const char* op : {"floor", "round"})
+    t[op] = [](GradContext& c) -> Grads { return {c.mul(c.grad(), c.scalar(0))}; };
   t["gelu"] = unary([](GradContext& c, ValueId x, ValueId) {
     if (AttrReader{c.attrs()}.s("approximate") == "tanh") {
       const double k = std::sqrt(2.0 / M_PI), a = 0.044715;

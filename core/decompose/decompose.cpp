@@ -1,3 +1,4 @@
+#include "core/ops/unary_math.h"
 #include "core/decompose/decompose.h"
 
 #include <climits>
@@ -118,8 +119,7 @@ using DecompFn = std::function<ValueId(Decomp&)>;
 
 std::map<std::string, DecompFn> buildTable() {
   std::map<std::string, DecompFn> t;
-  for (const char* op : {"neg", "abs", "exp", "log", "tanh", "sqrt", "rsqrt", "erf"})
-    t[op] = [op = std::string(op)](Decomp& d) { return d.unary(op, d.in(0)); };
+  for (const UnaryMath& u : unaryMathOps()) t[u.name] = [op = u.name](Decomp& d) { return d.unary(op, d.in(0)); };
   for (const char* op : {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge"})
     t[op] = [op = std::string(op)](Decomp& d) { return d.binary(op, d.in(0), d.in(1)); };
   t["relu"] = [](Decomp& d) { return d.withScalar("maximum", d.in(0), 0); };

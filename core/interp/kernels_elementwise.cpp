@@ -2,6 +2,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "core/ops/unary_math.h"
 #include "core/interp/kernels.h"
 #include "core/interp/random.h"
 
@@ -40,17 +41,10 @@ double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 }  // namespace
 
 void addElementwiseKernels(KernelTable& t) {
-  t["neg"] = unaryKernel([](double x) { return -x; });
-  t["abs"] = unaryKernel([](double x) { return std::fabs(x); });
+  for (const UnaryMath& u : unaryMathOps()) t[u.name] = unaryKernel(u.eval);
   t["relu"] = unaryKernel([](double x) { return x > 0 ? x : 0.0; });
-  t["exp"] = unaryKernel([](double x) { return std::exp(x); });
-  t["log"] = unaryKernel([](double x) { return std::log(x); });
-  t["tanh"] = unaryKernel([](double x) { return std::tanh(x); });
   t["sigmoid"] = unaryKernel(sigmoid);
   t["silu"] = unaryKernel([](double x) { return x * sigmoid(x); });
-  t["sqrt"] = unaryKernel([](double x) { return std::sqrt(x); });
-  t["rsqrt"] = unaryKernel([](double x) { return 1.0 / std::sqrt(x); });
-  t["erf"] = unaryKernel([](double x) { return std::erf(x); });
   t["gelu"] = [](const KernelCall& c) {
     bool tanhForm = c.s("approximate") == "tanh";
     return unaryKernel([tanhForm](double x) {

@@ -45,7 +45,7 @@ Difference compareTensors(const Tensor& a, const Tensor& b) {
   }
   for (size_t i = 0; i < a.data.size(); ++i) {
     double x = a.data[i], y = b.data[i];
-    if (x == y) continue;  // also equal infinities
+    if (x == y || (std::isnan(x) && std::isnan(y))) continue;  // equal infinities and NaN where NaN is expected match
     double diff = std::fabs(x - y);
     if (std::isnan(diff)) diff = INFINITY;
     d.maxAbs = std::max(d.maxAbs, diff);
@@ -58,7 +58,7 @@ bool allClose(const Tensor& a, const Tensor& b, double rtol, double atol) {
   if (a.sizes != b.sizes) return false;
   for (size_t i = 0; i < a.data.size(); ++i) {
     double x = a.data[i], y = b.data[i];
-    if (x == y) continue;
+    if (x == y || (std::isnan(x) && std::isnan(y))) continue;
     if (!(std::fabs(x - y) <= atol + rtol * std::fabs(y))) return false;
   }
   return true;

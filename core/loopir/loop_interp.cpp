@@ -1,3 +1,4 @@
+#include "core/ops/unary_math.h"
 #include "core/loopir/loop_interp.h"
 
 #include <cmath>
@@ -29,10 +30,9 @@ double evalLExpr(const LExpr& e, const std::map<std::string, int64_t>& vars,
     case LExpr::Kind::Unary: {
       double x = arg(0);
       const std::string& op = e.op;
-      double r = op == "neg" ? -x : op == "abs" ? std::fabs(x) : op == "exp" ? std::exp(x) : op == "log" ? std::log(x)
-               : op == "tanh" ? std::tanh(x) : op == "sqrt" ? std::sqrt(x) : op == "rsqrt" ? 1 / std::sqrt(x)
-               : op == "erf" ? std::erf(x) : op == "not" ? (x == 0) : NAN;
-      return round(r);
+      if (op == "not") return x == 0;
+      const UnaryMath* u = findUnaryMath(op);
+      return round(u ? u->eval(x) : NAN);
     }
     case LExpr::Kind::Binary: {
       double x = arg(0), y = arg(1);

@@ -1,3 +1,4 @@
+#include "core/ops/unary_math.h"
 #include "core/loopir/lower.h"
 
 #include <algorithm>
@@ -205,10 +206,9 @@ private:
     Ints out = sizesOf(outType, &n);
     DType dt = outType.dtype;
     const std::string op = n.op.substr(6);  // without "prims."
-    static const std::set<std::string> unaryOps = {"neg", "abs", "exp", "log", "tanh", "sqrt", "rsqrt", "erf"};
     static const std::set<std::string> binaryOps = {"add", "sub", "mul", "div", "pow", "maximum", "minimum",
                                                     "eq", "ne", "lt", "le", "gt", "ge"};
-    if (unaryOps.count(op)) {
+    if (findUnaryMath(op)) {
       Loader x = in(n, 0).loader;
       return finishPointwise(n, pointwise(n, out, dt, [x, op, dt](const Index& i) { return LExpr::unary(op, x(i), dt); }));
     }

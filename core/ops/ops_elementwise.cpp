@@ -2,6 +2,7 @@
 #include <climits>
 
 #include "core/ops/registry.h"
+#include "core/ops/unary_math.h"
 #include "core/ops/shape_rules.h"
 
 namespace fusebox {
@@ -61,17 +62,10 @@ DType dtypeAttr(const InferCall& c, const std::string& attr) {
 }  // namespace
 
 void registerElementwiseOps(OpRegistry& r) {
-  r.add(unary("neg", "-x", false));
-  r.add(unary("abs", "|x|", false));
+  for (const UnaryMath& u : unaryMathOps()) r.add(unary(u.name, u.summary, u.floatOnly));
   r.add(unary("relu", "max(x, 0)", false));
-  r.add(unary("exp", "e^x"));
-  r.add(unary("log", "natural logarithm"));
-  r.add(unary("tanh", "hyperbolic tangent"));
   r.add(unary("sigmoid", "1 / (1 + e^-x)"));
   r.add(unary("silu", "x * sigmoid(x)"));
-  r.add(unary("sqrt", "square root"));
-  r.add(unary("rsqrt", "1 / sqrt(x)"));
-  r.add(unary("erf", "Gauss error function"));
   r.add(OpSchema{"gelu", OpKind::Elementwise, {{"x"}}, false,
                  {{"approximate", AttrKind::String, Attr(std::string("none"))}},
                  [](const InferCall& c) {

@@ -16,6 +16,7 @@
 //                       max_pool2d_backward avg_pool2d_backward adaptive_avg_pool2d_backward
 #include <algorithm>
 
+#include "core/ops/unary_math.h"
 #include "core/ops/registry.h"
 #include "core/ops/shape_rules.h"
 
@@ -74,8 +75,7 @@ Types reduceInfer(const InferCall& c) {
 
 void registerPrims(OpRegistry& r) {
   std::vector<OpSchema> prims;
-  for (const char* op : {"neg", "abs", "exp", "log", "tanh", "sqrt", "rsqrt", "erf"})
-    prims.push_back(primLike(r, op, std::string("elementwise ") + op, true));
+  for (const UnaryMath& u : unaryMathOps()) prims.push_back(primLike(r, u.name, "elementwise " + u.name, true));
   for (const char* op : {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge"})
     prims.push_back(primLike(r, op, std::string("elementwise ") + op + " of equal-shape operands", true));
   prims.push_back(primLike(r, "where", "cond ? a : b, equal shapes", true));

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/interp/interpreter.h"
+#include "core/runtime/model_runner.h"
 #include "test_util.h"
 
 using namespace fusebox;
@@ -63,4 +64,17 @@ model m(x: f32[64, 8], y: i64[64] range(3, 7)) {
   EXPECT_NEAR(std::sqrt(sq / a[2].numel()), 2.0, 0.6);
   for (double v : a[3].data) EXPECT_TRUE(v >= 1 && v < 2);
   EXPECT_NE(a[0].data, std::vector<double>(a[0].data.size(), a[0].data[0]));
+}
+
+TEST(TensorComparison, NaNWhereNaNIsExpectedMatchesAndInfDoesNotLoosenTheTolerance) {
+  Tensor want(DType::F32, {3}, {NAN, 1.0, INFINITY});
+  Tensor same(DType::F32, {3}, {NAN, 1.0, INFINITY});
+  EXPECT_TRUE(allClose(same, want, 1e-6, 1e-6));
+  EXPECT_EQ(compareTensors(same, want).maxAbs, 0);
+  Tensor numberForNaN(DType::F32, {3}, {0.0, 1.0, INFINITY});
+  EXPECT_FALSE(allClose(numberForNaN, want, 1e-6, 1e-6));
+  // An expected inf elsewhere in the tensor must not make a wrong finite value pass.
+  Tensor wrong(DType::F32, {3}, {NAN, 5.0, INFINITY});
+  EXPECT_FALSE(closeForDType(wrong, want));
+  EXPECT_TRUE(closeForDType(same, want));
 }

@@ -62,6 +62,11 @@ TEST(Kernels, Unary) {
   expectValues(runOp("sqrt", {t({2}, {4, 9})}), {2}, {2, 3});
   expectValues(runOp("rsqrt", {t({1}, {4})}), {1}, {0.5});
   expectValues(runOp("erf", {t({1}, {0.5})}), {1}, {0.5204998778130465});
+  expectValues(runOp("sin", {t({2}, {0, M_PI / 2})}), {2}, {0, 1});
+  expectValues(runOp("cos", {t({2}, {0, M_PI})}), {2}, {1, -1});
+  expectValues(runOp("atan", {t({2}, {0, 1})}), {2}, {0, M_PI / 4});
+  expectValues(runOp("floor", {t({3}, {1.5, -1.5, 2})}), {3}, {1, -2, 2});
+  expectValues(runOp("round", {t({4}, {0.5, 1.5, -2.5, 2.4})}), {4}, {0, 2, -2, 2});  // halves to even
   expectValues(runOp("gelu", {t({2}, {1, -30})}), {2}, {0.8413447460685429, 0});
   expectValues(runOp("gelu", {t({1}, {1})}, {{"approximate", std::string("tanh")}}), {1}, {0.8411919906082768});
 }

@@ -17,6 +17,7 @@ typedef unsigned long fb_u64;
 extern "C" {
 float expf(float); float logf(float); float tanhf(float); float erff(float); float powf(float, float);
 double exp(double); double log(double); double tanh(double); double erf(double); double pow(double, double);
+float sinf(float); float cosf(float); float atanf(float); double sin(double); double cos(double); double atan(double);
 }
 // Branch-free float exp/tanh/erf so that loops calling them vectorize (libm calls do not).
 // exp: Cephes range reduction and polynomial, ~1 ulp; exact 0 below the denormal range.
@@ -62,6 +63,16 @@ static inline float fb_erf(float x) {
 static inline double fb_erf(double x) { return erf(x); }
 static inline float fb_pow(float x, float y) { return powf(x, y); }
 static inline double fb_pow(double x, double y) { return pow(x, y); }
+static inline float fb_sin(float x) { return sinf(x); }
+static inline double fb_sin(double x) { return sin(x); }
+static inline float fb_cos(float x) { return cosf(x); }
+static inline double fb_cos(double x) { return cos(x); }
+static inline float fb_atan(float x) { return atanf(x); }
+static inline double fb_atan(double x) { return atan(x); }
+static inline float fb_floor(float x) { return __builtin_floorf(x); }
+static inline double fb_floor(double x) { return __builtin_floor(x); }
+static inline float fb_round(float x) { return __builtin_rintf(x); }  // halves to even in the default rounding mode
+static inline double fb_round(double x) { return __builtin_rint(x); }
 static inline float fb_sqrt(float x) { return __builtin_sqrtf(x); }
 static inline double fb_sqrt(double x) { return __builtin_sqrt(x); }
 static inline float fb_abs(float x) { return __builtin_fabsf(x); }

@@ -24,6 +24,16 @@ __device__ __forceinline__ float fb_erf(float x) { return erff(x); }
 __device__ __forceinline__ double fb_erf(double x) { return erf(x); }
 __device__ __forceinline__ float fb_pow(float x, float y) { return powf(x, y); }
 __device__ __forceinline__ double fb_pow(double x, double y) { return pow(x, y); }
+__device__ __forceinline__ float fb_sin(float x) { return sinf(x); }
+__device__ __forceinline__ double fb_sin(double x) { return sin(x); }
+__device__ __forceinline__ float fb_cos(float x) { return cosf(x); }
+__device__ __forceinline__ double fb_cos(double x) { return cos(x); }
+__device__ __forceinline__ float fb_atan(float x) { return atanf(x); }
+__device__ __forceinline__ double fb_atan(double x) { return atan(x); }
+__device__ __forceinline__ float fb_floor(float x) { return floorf(x); }
+__device__ __forceinline__ double fb_floor(double x) { return floor(x); }
+__device__ __forceinline__ float fb_round(float x) { return rintf(x); }
+__device__ __forceinline__ double fb_round(double x) { return rint(x); }
 __device__ __forceinline__ float fb_sqrt(float x) { return sqrtf(x); }
 __device__ __forceinline__ double fb_sqrt(double x) { return sqrt(x); }
 __device__ __forceinline__ float fb_abs(float x) { return fabsf(x); }

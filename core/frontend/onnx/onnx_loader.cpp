@@ -28,19 +28,6 @@ std::string readFile(const std::string& path) {
   return s.str();
 }
 
-DType dtypeOf(int onnxType, const std::string& where) {
-  switch (onnxType) {
-    case onnx::TensorProto::FLOAT: return DType::F32;
-    case onnx::TensorProto::DOUBLE: return DType::F64;
-    case onnx::TensorProto::INT64: return DType::I64;
-    case onnx::TensorProto::INT32: return DType::I32;
-    case onnx::TensorProto::BOOL: return DType::Bool;
-    case onnx::TensorProto::FLOAT16: return DType::F16;
-    case onnx::TensorProto::BFLOAT16: return DType::BF16;
-    default: throw Error(where + ": ONNX element type " + std::to_string(onnxType) + " (" + onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(onnxType)) + ") is not supported");
-  }
-}
-
 template <class T>
 void appendRaw(const std::string& raw, std::vector<double>& out) {
   size_t n = raw.size() / sizeof(T);
@@ -68,8 +55,22 @@ double halfToDouble(uint16_t h, bool bf16) {
 
 }  // namespace
 
+DType onnxDType(int onnxType, const std::string& where) {
+  switch (onnxType) {
+    case onnx::TensorProto::FLOAT: return DType::F32;
+    case onnx::TensorProto::DOUBLE: return DType::F64;
+    case onnx::TensorProto::INT64: case onnx::TensorProto::UINT32: case onnx::TensorProto::UINT64: return DType::I64;
+    case onnx::TensorProto::INT32: case onnx::TensorProto::INT16: case onnx::TensorProto::UINT16: case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT8: return DType::I32;
+    case onnx::TensorProto::BOOL: return DType::Bool;
+    case onnx::TensorProto::FLOAT16: return DType::F16;
+    case onnx::TensorProto::BFLOAT16: return DType::BF16;
+    default: throw Error(where + ": ONNX element type " + std::to_string(onnxType) + " (" + onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(onnxType)) + ") is not supported");
+  }
+}
+
 Tensor onnxTensorOf(const onnx::TensorProto& t, const std::string& where) {
-  DType dt = dtypeOf(t.data_type(), where);
+  DType dt = onnxDType(t.data_type(), where);
   std::vector<int64_t> sizes(t.dims().begin(), t.dims().end());
   if (t.data_location() == onnx::TensorProto::EXTERNAL) throw Error(where + ": tensors stored in external files are not supported");
   std::vector<double> v;
@@ -80,7 +81,12 @@ Tensor onnxTensorOf(const onnx::TensorProto& t, const std::string& where) {
       case onnx::TensorProto::DOUBLE: appendRaw<double>(raw, v); break;
       case onnx::TensorProto::INT64: appendRaw<int64_t>(raw, v); break;
       case onnx::TensorProto::INT32: appendRaw<int32_t>(raw, v); break;
-      case onnx::TensorProto::BOOL: appendRaw<uint8_t>(raw, v); break;
+      case onnx::TensorProto::BOOL: case onnx::TensorProto::UINT8: appendRaw<uint8_t>(raw, v); break;
+      case onnx::TensorProto::INT8: appendRaw<int8_t>(raw, v); break;
+      case onnx::TensorProto::INT16: appendRaw<int16_t>(raw, v); break;
+      case onnx::TensorProto::UINT16: appendRaw<uint16_t>(raw, v); break;
+      case onnx::TensorProto::UINT32: appendRaw<uint32_t>(raw, v); break;
+      case onnx::TensorProto::UINT64: appendRaw<uint64_t>(raw, v); break;
       default: {
         std::vector<double> halves;
         appendRaw<uint16_t>(raw, halves);
@@ -91,6 +97,7 @@ Tensor onnxTensorOf(const onnx::TensorProto& t, const std::string& where) {
     for (float x : t.float_data()) v.push_back(x);
     for (double x : t.double_data()) v.push_back(x);
     for (int64_t x : t.int64_data()) v.push_back(static_cast<double>(x));
+    for (uint64_t x : t.uint64_data()) v.push_back(static_cast<double>(x));
     if (t.data_type() == onnx::TensorProto::FLOAT16 || t.data_type() == onnx::TensorProto::BFLOAT16)
       for (int32_t x : t.int32_data()) v.push_back(halfToDouble(static_cast<uint16_t>(x), t.data_type() == onnx::TensorProto::BFLOAT16));
     else
@@ -108,10 +115,11 @@ TensorType typeOf(const onnx::ValueInfoProto& vi, const std::string& where) {
   if (!vi.type().has_tensor_type()) throw Error(where + ": input '" + vi.name() + "' is not a tensor (sequences and optionals are not supported)");
   const auto& tt = vi.type().tensor_type();
   TensorType t;
-  t.dtype = dtypeOf(tt.elem_type(), where + ": input '" + vi.name() + "'");
+  t.dtype = onnxDType(tt.elem_type(), where + ": input '" + vi.name() + "'");
   for (const auto& d : tt.shape().dim()) {
     if (!d.has_dim_value())
       throw Error(where + ": input '" + vi.name() + "' has a symbolic dim '" + d.dim_param() + "'; symbolic shapes are not supported");
+    if (d.dim_value() <= 0) throw Error(where + ": input '" + vi.name() + "' has a dim of " + std::to_string(d.dim_value()) + "; zero-size tensors are not supported");
     t.shape.push_back(Dim(d.dim_value()));
   }
   return t;

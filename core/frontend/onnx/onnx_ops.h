@@ -1,9 +1,16 @@
 // The mapping of ONNX nodes onto registry ops (opset-aware), used by the ONNX loader.
+// onnx_ops.cpp dispatches a node: constants (Constant, Shape, Size, ConstantOfShape, Range, EyeLike)
+// and nodes whose inputs are all constants are evaluated at import time (by the reference
+// interpreter), the rest become registry ops through the importers of onnx_ops_math.cpp
+// (elementwise, activations, reductions), onnx_ops_tensor.cpp (shapes and data movement) and
+// onnx_ops_nn.cpp (convolution, pooling, normalization, losses).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/interp/tensor.h"
 #include "core/ir/graph.h"
@@ -12,6 +19,7 @@
 namespace onnx {
 class NodeProto;
 class TensorProto;
+class AttributeProto;
 }
 
 namespace fusebox {
@@ -26,19 +34,64 @@ struct OnnxContext {
   Graph& graph;
   GraphBuilder builder;
   std::map<std::string, ValueId> values;     // ONNX value name -> graph value
-  std::map<std::string, Tensor> constants;   // initializers and Constant outputs not yet used as data
+  std::map<std::string, Tensor> constants;   // initializers, Constant outputs and folded values
   int64_t opset = 0;
   std::string file;
   std::map<std::string, Tensor> paramValues;  // constants that became params (graph inputs)
+  int madeConstants = 0;                      // names the constants the importers build
 
   // The graph value of an ONNX name; a constant becomes a param input the first time it is used.
   ValueId value(const std::string& name);
   // The value of a constant input (a Reshape shape, Slice starts, ...), or OnnxUnsupported.
   const Tensor& constant(const std::string& name, const char* what);
+  // A tensor the importer builds (a mask, an index table) as a param of the graph.
+  ValueId constantValue(Tensor t);
 };
 
+// One node being imported: its inputs, attributes and emit helpers.
+struct OnnxNode {
+  OnnxContext& cx;
+  const onnx::NodeProto& n;
+
+  ValueId in(int i);
+  bool has(int i) const;  // input i is given (not missing or empty)
+  bool isConstant(int i) const;
+  std::vector<int64_t> intsInput(int i, const char* what);  // a constant integer input
+  const Shape& shape(ValueId v) const { return cx.graph.type(v).shape; }
+  std::vector<int64_t> sizes(ValueId v) const;  // concrete sizes (symbolic shapes are not imported)
+  DType dtype(ValueId v) const { return cx.graph.type(v).dtype; }
+  size_t rank(ValueId v) const { return shape(v).size(); }
+  int64_t axis(int64_t a, size_t rank) const;  // negative axes count from the end
+
+  const onnx::AttributeProto* attr(const char* name) const;
+  int64_t attrInt(const char* name, int64_t fallback) const;
+  double attrFloat(const char* name, double fallback) const;
+  std::vector<int64_t> attrInts(const char* name, std::vector<int64_t> fallback = {}) const;
+  std::string attrString(const char* name, const std::string& fallback) const;
+
+  ValueId emit(const std::string& op, std::vector<ValueId> ins, AttrMap a = {});
+  ValueId scalar(double v, DType t);
+  ValueId reshape(ValueId x, const std::vector<int64_t>& sizes);
+  ValueId cast(ValueId x, DType t);
+  // x with `lo` copies of `value` before and `hi` after along dim (negative counts crop).
+  ValueId padDim(ValueId x, size_t dim, int64_t lo, int64_t hi, double value);
+  // 0, 1, ..., n-1 as a constant of dtype t, shaped to broadcast along `dim` of a rank-`rank` tensor.
+  ValueId iota(int64_t n, size_t dim, size_t rank, DType t);
+};
+
+using OnnxOutputs = std::vector<ValueId>;
+using OnnxImporter = std::function<OnnxOutputs(OnnxNode&)>;
+using OnnxImporters = std::map<std::string, OnnxImporter>;
+
+void addMathImporters(OnnxImporters& m);
+void addTensorImporters(OnnxImporters& m);
+void addNnImporters(OnnxImporters& m);
+
 void importNode(OnnxContext& cx, const onnx::NodeProto& n);
-// An onnx.TensorProto's values (raw or typed fields; f32/f64/i64/i32/bool/f16/bf16).
+// An onnx.TensorProto's values (raw or typed fields; f32/f64/f16/bf16, signed and unsigned ints, bool).
 Tensor onnxTensorOf(const onnx::TensorProto& t, const std::string& where);
+// The Fusebox dtype an ONNX element type imports as: 8- and 16-bit ints widen to i32 and unsigned
+// 32/64-bit ints to i64 (values are kept; wraparound of the narrow type is not modeled).
+DType onnxDType(int onnxType, const std::string& where);
 
 }  // namespace fusebox

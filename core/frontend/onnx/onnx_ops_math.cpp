@@ -1,0 +1,281 @@
+// ONNX elementwise ops, activations, logic and reductions as registry ops (compositions where the
+// registry has no op of its own, so every stage handles them).
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/frontend/onnx/onnx_ops.h"
+
+namespace fusebox {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+OnnxImporter unaryOf(std::function<ValueId(OnnxNode&, ValueId)> f) {
+  return [f](OnnxNode& c) -> OnnxOutputs {
+    ValueId x = c.in(0);
+    if (!isFloating(c.dtype(x))) throw OnnxUnsupported("a " + std::string(dtypeName(c.dtype(x))) + " input is not supported (floating point only)");
+    return {f(c, x)};
+  };
+}
+
+// The axes, keepdims and the no-op case of an ONNX reduction (axes as an input from opset 13 for
+// ReduceSum and from 18 for the others).
+struct Reduction {
+  Ints axes;
+  bool keepdim = true;
+  bool noop = false;  // empty axes with noop_with_empty_axes: the elementwise part only
+};
+
+Reduction reductionOf(OnnxNode& c, ValueId x, bool sum) {
+  Reduction r;
+  r.axes = c.attrInts("axes");
+  bool axesInput = (sum && c.cx.opset >= 13) || c.cx.opset >= 18;
+  if (axesInput && c.has(1)) r.axes = c.intsInput(1, "axes");
+  r.keepdim = c.attrInt("keepdims", 1) != 0;
+  if (r.axes.empty() && c.attrInt("noop_with_empty_axes", 0)) r.noop = true;
+  for (int64_t& a : r.axes) a = c.axis(a, c.rank(x));
+  if (r.axes.empty())
+    for (size_t i = 0; i < c.rank(x); ++i) r.axes.push_back(static_cast<int64_t>(i));
+  return r;
+}
+
+// A reduction `op` of pre(x), then post(): the L1/L2/log-sum family.
+OnnxImporter reductionOf(const std::string& op, std::function<ValueId(OnnxNode&, ValueId)> pre = nullptr,
+                         std::function<ValueId(OnnxNode&, ValueId)> post = nullptr) {
+  return [=](OnnxNode& c) -> OnnxOutputs {
+    ValueId x = c.in(0);
+    Reduction r = reductionOf(c, x, op == "sum" && !pre && !post);
+    if (pre) x = pre(c, x);
+    if (r.noop) return {post ? post(c, x) : x};
+    ValueId y = c.emit(op, {x}, {{"dim", r.axes}, {"keepdim", r.keepdim}});
+    return {post ? post(c, y) : y};
+  };
+}
+
+ValueId square(OnnxNode& c, ValueId x) { return c.emit("mul", {x, x}); }
+
+// log(sum(exp(x))) with the max subtracted first (exp of large inputs would overflow).
+OnnxOutputs logSumExp(OnnxNode& c) {
+  ValueId x = c.in(0);
+  Reduction r = reductionOf(c, x, false);
+  if (r.noop) return {x};
+  ValueId m = c.emit("amax", {x}, {{"dim", r.axes}, {"keepdim", true}});
+  // An all -inf slice has max -inf: shift by 0 there so that the result is -inf, not NaN.
+  m = c.emit("where", {c.emit("eq", {m, c.scalar(-INFINITY, c.dtype(x))}), c.scalar(0, c.dtype(x)), m});
+  ValueId s = c.emit("log", {c.emit("sum", {c.emit("exp", {c.emit("sub", {x, m})})}, {{"dim", r.axes}, {"keepdim", true}})});
+  ValueId y = c.emit("add", {s, m});
+  if (r.keepdim) return {y};
+  Ints out;
+  Ints xs = c.sizes(x);
+  for (size_t i = 0; i < xs.size(); ++i)
+    if (std::find(r.axes.begin(), r.axes.end(), static_cast<int64_t>(i)) == r.axes.end()) out.push_back(xs[i]);
+  return {c.reshape(y, out)};
+}
+
+ValueId softplus(OnnxNode& c, ValueId x) {  // relu(x) + log(1 + exp(-|x|)): no overflow
+  DType t = c.dtype(x);
+  ValueId e = c.emit("exp", {c.emit("neg", {c.emit("abs", {x})})});
+  return c.emit("add", {c.emit("relu", {x}), c.emit("log", {c.emit("add", {e, c.scalar(1, t)})})});
+}
+
+ValueId elu(OnnxNode& c, ValueId x, double alpha) {
+  DType t = c.dtype(x);
+  ValueId neg = c.emit("mul", {c.emit("sub", {c.emit("exp", {x}), c.scalar(1, t)}), c.scalar(alpha, t)});
+  return c.emit("where", {c.emit("gt", {x, c.scalar(0, t)}), x, neg});
+}
+
+ValueId clamp(OnnxNode& c, ValueId x, double lo, double hi) {
+  DType t = c.dtype(x);
+  return c.emit("minimum", {c.emit("maximum", {x, c.scalar(lo, t)}), c.scalar(hi, t)});
+}
+
+OnnxImporter binary(const char* op) {
+  return [op = std::string(op)](OnnxNode& c) -> OnnxOutputs { return {c.emit(op, {c.in(0), c.in(1)})}; };
+}
+
+OnnxImporter variadic(const char* op) {
+  return [op = std::string(op)](OnnxNode& c) -> OnnxOutputs {
+    ValueId v = c.in(0);
+    for (int i = 1; i < c.n.input_size(); ++i) v = c.emit(op, {v, c.in(i)});
+    return {v};
+  };
+}
+
+ValueId arcSine(OnnxNode& c, ValueId x) {  // atan(x / sqrt(1 - x^2)); +-1 give +-inf inside, +-pi/2 out
+  return c.emit("atan", {c.emit("div", {x, c.emit("sqrt", {c.emit("sub", {c.scalar(1, c.dtype(x)), c.emit("mul", {x, x})})})})});
+}
+
+ValueId boolConst(OnnxNode& c, bool v) { return c.scalar(v ? 1 : 0, DType::Bool); }
+
+ValueId requireBool(OnnxNode& c, int i) {
+  ValueId v = c.in(i);
+  if (c.dtype(v) != DType::Bool) throw OnnxUnsupported("input " + std::to_string(i) + " must be bool");
+  return v;
+}
+
+}  // namespace
+
+void addMathImporters(OnnxImporters& m) {
+  for (auto [onnxOp, op] : std::vector<std::pair<const char*, const char*>>{
+           {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Exp", "exp"}, {"Log", "log"}, {"Sqrt", "sqrt"},
+           {"Erf", "erf"}, {"Sin", "sin"}, {"Cos", "cos"}, {"Atan", "atan"}, {"Floor", "floor"}, {"Round", "round"}})
+    m[onnxOp] = unaryOf([op = std::string(op)](OnnxNode& c, ValueId x) { return c.emit(op, {x}); });
+  m["Neg"] = [](OnnxNode& c) -> OnnxOutputs { return {c.emit("neg", {c.in(0)})}; };
+  m["Abs"] = [](OnnxNode& c) -> OnnxOutputs { return {c.emit("abs", {c.in(0)})}; };
+  m["Reciprocal"] = unaryOf([](OnnxNode& c, ValueId x) { return c.emit("div", {c.scalar(1, c.dtype(x)), x}); });
+  m["Softplus"] = unaryOf(softplus);
+  m["Softsign"] = unaryOf([](OnnxNode& c, ValueId x) {
+    return c.emit("div", {x, c.emit("add", {c.emit("abs", {x}), c.scalar(1, c.dtype(x))})});
+  });
+  m["Mish"] = unaryOf([](OnnxNode& c, ValueId x) { return c.emit("mul", {x, c.emit("tanh", {softplus(c, x)})}); });
+  m["Elu"] = unaryOf([](OnnxNode& c, ValueId x) { return elu(c, x, c.attrFloat("alpha", 1.0)); });
+  m["Selu"] = unaryOf([](OnnxNode& c, ValueId x) {
+    double alpha = c.attrFloat("alpha", 1.67326319217681884765625), gamma = c.attrFloat("gamma", 1.05070102214813232421875);
+    return c.emit("mul", {elu(c, x, alpha), c.scalar(gamma, c.dtype(x))});
+  });
+  m["Celu"] = unaryOf([](OnnxNode& c, ValueId x) {  // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
+    DType t = c.dtype(x);
+    double alpha = c.attrFloat("alpha", 1.0);
+    ValueId e = c.emit("mul", {c.emit("sub", {c.emit("exp", {c.emit("div", {x, c.scalar(alpha, t)})}), c.scalar(1, t)}), c.scalar(alpha, t)});
+    return c.emit("add", {c.emit("relu", {x}), c.emit("minimum", {e, c.scalar(0, t)})});
+  });
+  m["HardSigmoid"] = unaryOf([](OnnxNode& c, ValueId x) {
+    DType t = c.dtype(x);
+    ValueId lin = c.emit("add", {c.emit("mul", {x, c.scalar(c.attrFloat("alpha", 0.2), t)}), c.scalar(c.attrFloat("beta", 0.5), t)});
+    return clamp(c, lin, 0, 1);
+  });
+  m["HardSwish"] = unaryOf([](OnnxNode& c, ValueId x) {
+    DType t = c.dtype(x);
+    ValueId lin = c.emit("add", {c.emit("mul", {x, c.scalar(1.0 / 6, t)}), c.scalar(0.5, t)});
+    return c.emit("mul", {x, clamp(c, lin, 0, 1)});
+  });
+  m["ThresholdedRelu"] = unaryOf([](OnnxNode& c, ValueId x) {
+    DType t = c.dtype(x);
+    return c.emit("where", {c.emit("gt", {x, c.scalar(c.attrFloat("alpha", 1.0), t)}), x, c.scalar(0, t)});
+  });
+  m["LeakyRelu"] = unaryOf([](OnnxNode& c, ValueId x) {
+    DType t = c.dtype(x);
+    return c.emit("where", {c.emit("gt", {x, c.scalar(0, t)}), x, c.emit("mul", {x, c.scalar(c.attrFloat("alpha", 0.01), t)})});
+  });
+  m["PRelu"] = [](OnnxNode& c) -> OnnxOutputs {
+    ValueId x = c.in(0), slope = c.in(1);
+    // A 1-D slope of C values is per channel (dim 1) before opset 7, and wherever it could not
+    // broadcast against the last dim.
+    std::vector<int64_t> xs = c.sizes(x), ss = c.sizes(slope);
+    if (ss.size() == 1 && xs.size() >= 2 && ss[0] == xs[1] && ss[0] > 1 && (c.cx.opset < 7 || ss[0] != xs.back())) {
+      std::vector<int64_t> channel(xs.size(), 1);
+      channel[1] = ss[0];
+      slope = c.reshape(slope, channel);
+    }
+    return {c.emit("where", {c.emit("lt", {x, c.scalar(0, c.dtype(x))}), c.emit("mul", {x, slope}), x})};
+  };
+  m["Shrink"] = unaryOf([](OnnxNode& c, ValueId x) {
+    DType t = c.dtype(x);
+    double lambd = c.attrFloat("lambd", 0.5), bias = c.attrFloat("bias", 0.0);
+    ValueId inner = c.emit("where", {c.emit("gt", {x, c.scalar(lambd, t)}), c.emit("sub", {x, c.scalar(bias, t)}), c.scalar(0, t)});
+    return c.emit("where", {c.emit("lt", {x, c.scalar(-lambd, t)}), c.emit("add", {x, c.scalar(bias, t)}), inner});
+  });
+  m["Sign"] = [](OnnxNode& c) -> OnnxOutputs {
+    ValueId x = c.in(0);
+    DType t = c.dtype(x);
+    ValueId negOrZero = c.emit("where", {c.emit("lt", {x, c.scalar(0, t)}), c.scalar(-1, t), c.scalar(0, t)});
+    return {c.emit("where", {c.emit("gt", {x, c.scalar(0, t)}), c.scalar(1, t), negOrZero})};
+  };
+  m["Ceil"] = unaryOf([](OnnxNode& c, ValueId x) { return c.emit("neg", {c.emit("floor", {c.emit("neg", {x})})}); });
+  m["Tan"] = unaryOf([](OnnxNode& c, ValueId x) { return c.emit("div", {c.emit("sin", {x}), c.emit("cos", {x})}); });
+  m["Asin"] = unaryOf(arcSine);
+  m["Acos"] = unaryOf([](OnnxNode& c, ValueId x) { return c.emit("sub", {c.scalar(M_PI / 2, c.dtype(x)), arcSine(c, x)}); });
+  m["Mod"] = [](OnnxNode& c) -> OnnxOutputs {
+    // fmod=1: a - b * trunc(a / b) (sign of a); fmod=0: a - b * floor(a / b) (sign of b, integers).
+    // Integers go through f64, exact for the values they can hold here.
+    ValueId a = c.in(0), b = c.in(1);
+    DType t = c.dtype(a);
+    bool fmod = c.attrInt("fmod", 0) != 0;
+    if (!fmod && isFloating(t)) throw Error("Mod of floating point inputs needs fmod=1");
+    DType wide = isFloating(t) ? t : DType::F64;
+    ValueId x = c.cast(a, wide), y = c.cast(b, wide);
+    ValueId q = c.emit("div", {x, y});
+    ValueId whole = fmod ? c.emit("where", {c.emit("lt", {q, c.scalar(0, wide)}), c.emit("neg", {c.emit("floor", {c.emit("neg", {q})})}),
+                                             c.emit("floor", {q})})
+                         : c.emit("floor", {q});
+    return {c.cast(c.emit("sub", {x, c.emit("mul", {y, whole})}), t)};
+  };
+  // Hyperbolic functions and their inverses from exp, log and sqrt.
+  m["Sinh"] = unaryOf([](OnnxNode& c, ValueId x) {
+    return c.emit("mul", {c.emit("sub", {c.emit("exp", {x}), c.emit("exp", {c.emit("neg", {x})})}), c.scalar(0.5, c.dtype(x))});
+  });
+  m["Cosh"] = unaryOf([](OnnxNode& c, ValueId x) {
+    return c.emit("mul", {c.emit("add", {c.emit("exp", {x}), c.emit("exp", {c.emit("neg", {x})})}), c.scalar(0.5, c.dtype(x))});
+  });
+  m["Asinh"] = unaryOf([](OnnxNode& c, ValueId x) {
+    DType t = c.dtype(x);
+    return c.emit("log", {c.emit("add", {x, c.emit("sqrt", {c.emit("add", {square(c, x), c.scalar(1, t)})})})});
+  });
+  m["Acosh"] = unaryOf([](OnnxNode& c, ValueId x) {
+    DType t = c.dtype(x);
+    return c.emit("log", {c.emit("add", {x, c.emit("sqrt", {c.emit("sub", {square(c, x), c.scalar(1, t)})})})});
+  });
+  m["Atanh"] = unaryOf([](OnnxNode& c, ValueId x) {
+    DType t = c.dtype(x);
+    ValueId ratio = c.emit("div", {c.emit("add", {c.scalar(1, t), x}), c.emit("sub", {c.scalar(1, t), x})});
+    return c.emit("mul", {c.emit("log", {ratio}), c.scalar(0.5, t)});
+  });
+
+  for (auto [onnxOp, op] : std::vector<std::pair<const char*, const char*>>{
+           {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"Equal", "eq"}, {"Less", "lt"}, {"Greater", "gt"},
+           {"LessOrEqual", "le"}, {"GreaterOrEqual", "ge"}, {"MatMul", "matmul"}})
+    m[onnxOp] = binary(op);
+  m["Max"] = variadic("maximum");
+  m["Min"] = variadic("minimum");
+  m["Sum"] = variadic("add");
+  m["Mean"] = [](OnnxNode& c) -> OnnxOutputs {
+    ValueId s = variadic("add")(c)[0];
+    return {c.emit("div", {s, c.scalar(c.n.input_size(), c.dtype(s))})};
+  };
+  m["Pow"] = [](OnnxNode& c) -> OnnxOutputs {  // the exponent may have another type than the base; the result has the base's
+    ValueId base = c.in(0);
+    if (!isFloating(c.dtype(base))) throw OnnxUnsupported("Pow of an integer base is not supported");
+    return {c.emit("pow", {base, c.cast(c.in(1), c.dtype(base))})};
+  };
+  m["Clip"] = [](OnnxNode& c) -> OnnxOutputs {
+    ValueId x = c.in(0);
+    if (c.cx.opset < 11) return {clamp(c, x, c.attrFloat("min", -INFINITY), c.attrFloat("max", INFINITY))};
+    if (c.has(1)) x = c.emit("maximum", {x, c.in(1)});
+    if (c.has(2)) x = c.emit("minimum", {x, c.in(2)});
+    return {x};
+  };
+  m["Where"] = [](OnnxNode& c) -> OnnxOutputs { return {c.emit("where", {c.in(0), c.in(1), c.in(2)})}; };
+  m["Not"] = [](OnnxNode& c) -> OnnxOutputs { return {c.emit("where", {requireBool(c, 0), boolConst(c, false), boolConst(c, true)})}; };
+  m["And"] = [](OnnxNode& c) -> OnnxOutputs { return {c.emit("where", {requireBool(c, 0), requireBool(c, 1), boolConst(c, false)})}; };
+  m["Or"] = [](OnnxNode& c) -> OnnxOutputs { return {c.emit("where", {requireBool(c, 0), boolConst(c, true), requireBool(c, 1)})}; };
+  m["Xor"] = [](OnnxNode& c) -> OnnxOutputs { return {c.emit("ne", {requireBool(c, 0), requireBool(c, 1)})}; };
+  m["IsNaN"] = [](OnnxNode& c) -> OnnxOutputs {
+    ValueId x = c.in(0);
+    return {c.emit("ne", {x, x})};
+  };
+  m["IsInf"] = [](OnnxNode& c) -> OnnxOutputs {
+    ValueId x = c.in(0);
+    DType t = c.dtype(x);
+    bool pos = c.attrInt("detect_positive", 1), neg = c.attrInt("detect_negative", 1);
+    ValueId isPos = c.emit("eq", {x, c.scalar(INFINITY, t)}), isNeg = c.emit("eq", {x, c.scalar(-INFINITY, t)});
+    if (pos && neg) return {c.emit("where", {isPos, boolConst(c, true), isNeg})};
+    if (pos) return {isPos};
+    if (neg) return {isNeg};
+    return {c.emit("where", {isPos, boolConst(c, false), boolConst(c, false)})};  // neither: all false
+  };
+
+  m["ReduceSum"] = reductionOf("sum");
+  m["ReduceMean"] = reductionOf("mean");
+  m["ReduceMax"] = reductionOf("amax");
+  m["ReduceMin"] = reductionOf("amin");
+  m["ReduceL1"] = reductionOf("sum", [](OnnxNode& c, ValueId x) { return c.emit("abs", {x}); });
+  m["ReduceL2"] = reductionOf("sum", square, [](OnnxNode& c, ValueId y) { return c.emit("sqrt", {y}); });
+  m["ReduceSumSquare"] = reductionOf("sum", square);
+  m["ReduceLogSum"] = reductionOf("sum", nullptr, [](OnnxNode& c, ValueId y) { return c.emit("log", {y}); });
+  m["ReduceLogSumExp"] = logSumExp;
+}
+
+}  // namespace fusebox
