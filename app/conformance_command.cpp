@@ -13,6 +13,7 @@
 #include "core/codegen/cpu/jit_compiler.h"
 #include "core/decompose/decompose.h"
 #include "core/frontend/onnx/onnx_loader.h"
+#include "core/interp/interpreter.h"
 #include "core/ir/error.h"
 #include "core/loopir/lower.h"
 #include "core/runtime/cpu_executable.h"
@@ -66,7 +67,7 @@ Outcome runCase(const fs::path& dir, ThreadPool& pool, std::string& why) {
       for (const GraphInput& in : m.graph.inputs()) {
         const std::string& name = m.graph.value(in.value).name;
         if (in.role == InputRole::Param) {
-          inputs.push_back(m.initializers.at(name));
+          inputs.push_back(makeTensor(m.graph.value(in.value).type, in.init, 0));
           continue;
         }
         size_t k = static_cast<size_t>(std::find(m.inputNames.begin(), m.inputNames.end(), name) - m.inputNames.begin());

@@ -77,7 +77,7 @@ void MainWindow::buildUi() {
   model_ = new QComboBox;
   for (const BuiltinModel& m : builtinModels()) model_->addItem(QString::fromStdString(std::string(m.name)));
   model_->setCurrentText(demoModelName());
-  model_->setToolTip("Built-in model (File ▸ Open model… for a .fbx file)");
+  model_->setToolTip("Built-in model (File ▸ Open model… for a .fbx or .onnx file)");
   train_ = new QCheckBox("train");
   train_->setChecked(true);
   train_->setToolTip("Training step: joint forward/backward graph, partitioned (AOTAutograd)");
@@ -121,8 +121,8 @@ void MainWindow::buildUi() {
     else if (auto* b = qobject_cast<QCheckBox*>(w)) connect(b, &QCheckBox::toggled, this, &MainWindow::reset);
 
   auto* file = menuBar()->addMenu("&File");
-  file->addAction("Open model (.fbx)…", this, [this] {
-    QString f = QFileDialog::getOpenFileName(this, "Open model", QString(), "Fusebox models (*.fbx)");
+  file->addAction("Open model (.fbx, .onnx)…", this, [this] {
+    QString f = QFileDialog::getOpenFileName(this, "Open model", QString(), "Models (*.fbx *.onnx);;Fusebox models (*.fbx);;ONNX models (*.onnx)");
     if (!f.isEmpty()) setModel(f);
   });
   file->addAction("Export report (HTML or PDF)…", this, [this] {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -60,6 +61,8 @@ struct ModelDef {
   std::string name;
   std::string file;         // where it was read from ("<builtin>/mlp.fbx" for the zoo)
   std::string description;  // the leading comment lines
+  // A model imported as a graph already (ONNX): the trace stage takes it as is and `body` is empty.
+  std::shared_ptr<const Graph> imported;
   std::vector<InputDecl> inputs;
   std::vector<std::pair<std::string, int64_t>> dims;  // default sizes of symbolic dims
   std::vector<Stmt> body;

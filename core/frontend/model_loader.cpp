@@ -1,10 +1,12 @@
 #include "core/frontend/model_loader.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/frontend/fbx_parser.h"
+#include "core/frontend/onnx/onnx_loader.h"
 
 namespace fusebox {
 
@@ -28,9 +30,29 @@ const BuiltinModel* findBuiltinModel(std::string_view name) {
 
 const char* demoModelName() { return "mlp"; }
 
+namespace {
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+ModelDef importedOnnx(const std::string& path) {
+  OnnxModel m = loadOnnx(path);
+  ModelDef def;
+  def.name = std::filesystem::path(path).stem().string();
+  def.file = path;
+  def.description = "imported from ONNX (opset " + std::to_string(m.opset) + ")";
+  m.graph.name = def.name;  // the file names the model (exporters often leave "torch-jit-export" or "main")
+  def.imported = std::make_shared<const Graph>(std::move(m.graph));
+  return def;
+}
+
+}  // namespace
+
 ModelDef loadModel(const std::string& nameOrPath) {
   if (const BuiltinModel* b = findBuiltinModel(nameOrPath))
     return parseModel(b->source, "<builtin>/" + std::string(b->name) + ".fbx");
+  if (endsWith(nameOrPath, ".onnx")) return importedOnnx(nameOrPath);
   bool looksLikePath = nameOrPath.find('/') != std::string::npos || nameOrPath.find('.') != std::string::npos;
   std::ifstream in(nameOrPath, std::ios::binary);
   if (!in) {

@@ -19,8 +19,9 @@ const std::vector<BuiltinModel>& builtinModels();  // sorted by name
 const BuiltinModel* findBuiltinModel(std::string_view name);
 const char* demoModelName();
 
-// A built-in model name, or a path to a .fbx file. Throws Error (unreadable file, unknown
-// model) or ParseError (file:line:col).
+// A built-in model name, a path to a .fbx file, or a path to a .onnx file (imported as a traced
+// graph). Throws Error (unreadable file, unknown model, ONNX errors naming the node) or
+// ParseError (file:line:col).
 ModelDef loadModel(const std::string& nameOrPath);
 
 }  // namespace fusebox

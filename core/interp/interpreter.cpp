@@ -52,6 +52,12 @@ std::vector<Tensor> interpret(const Graph& g, const std::vector<Tensor>& inputs,
 
 Tensor makeTensor(const TensorType& type, const InitSpec& init, uint64_t seed, uint64_t stream) {
   Tensor t(type.dtype, concreteSizes(type.shape));
+  if (init.kind == InitSpec::Kind::Values) {
+    if (!init.values || static_cast<int64_t>(init.values->size()) != t.numel())
+      throw Error("given values do not match " + type.str());
+    t.data = *init.values;
+    return t;
+  }
   Rng rng(splitmix64(stream) ^ (init.seed * 0x100000001B3ull + seed));
   for (double& x : t.data) {
     switch (init.kind) {
@@ -60,6 +66,7 @@ Tensor makeTensor(const TensorType& type, const InitSpec& init, uint64_t seed, u
       case InitSpec::Kind::Zeros: x = 0; break;
       case InitSpec::Kind::Ones: x = 1; break;
       case InitSpec::Kind::Full: x = init.a; break;
+      case InitSpec::Kind::Values: break;  // returned above
     }
     if (isInteger(type.dtype)) x = std::floor(x);
     x = roundToDType(x, type.dtype);

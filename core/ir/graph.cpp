@@ -15,6 +15,7 @@ std::string InitSpec::str() const {
     case Kind::Zeros: return "zeros";
     case Kind::Ones: return "ones";
     case Kind::Full: return "full(" + num(a) + ")";
+    case Kind::Values: return "values(" + std::to_string(values ? values->size() : 0) + " elements)";
   }
   return "?";
 }

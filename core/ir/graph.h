@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,11 +33,13 @@ struct TensorType {
 
 // How a parameter's (or a random input's) data is made, deterministically from a seed.
 struct InitSpec {
-  enum class Kind { Randn, Uniform, Zeros, Ones, Full };
+  enum class Kind { Randn, Uniform, Zeros, Ones, Full, Values };
   Kind kind = Kind::Randn;
   uint64_t seed = 0;
   double a = 1.0;  // randn: std; uniform: low; full: value
   double b = 0.0;  // uniform: high
+  // values: the given elements, row-major (an imported model's weights); shared, not copied with the graph
+  std::shared_ptr<const std::vector<double>> values;
   std::string str() const;
 };
 

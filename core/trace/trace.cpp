@@ -414,6 +414,12 @@ private:
 
 }  // namespace
 
-Graph trace(const ModelDef& model, const TraceOptions& options) { return Tracer(model, options).run(); }
+Graph trace(const ModelDef& model, const TraceOptions& options) {
+  if (model.imported) {  // imported graphs have concrete shapes: there are no symbolic dims to bind
+    if (!options.dims.empty()) throw Error(model.file + ": --dim does not apply to an imported model (its shapes are concrete)");
+    return *model.imported;
+  }
+  return Tracer(model, options).run();
+}
 
 }  // namespace fusebox

@@ -17,6 +17,7 @@ struct TraceOptions {
 
 // Evaluates the model body: every op call becomes a node (shape-checked by the registry), every
 // param a graph input with its initializer. Throws ParseError/ShapeError with file:line:col.
+// An imported model (ModelDef::imported) is already a traced graph and is returned as is.
 Graph trace(const ModelDef& model, const TraceOptions& options = {});
 
 }  // namespace fusebox

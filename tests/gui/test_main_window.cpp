@@ -156,6 +156,20 @@ private slots:
     shot(w.get(), "06_large_joint_graph");
   }
 
+  // An ONNX model opened like a .fbx one: imported as the traced graph, then every stage.
+  void onnxModelRunsEveryStage() {
+    const QString path = "/usr/share/libonnx-testdata/data/pytorch-operator/test_operator_params/model.onnx";
+    if (!QFileInfo::exists(path)) QSKIP("libonnx-testdata is not installed");
+    auto w = window();
+    w->setModel(path);
+    w->runAllStages();
+    QTRY_COMPARE_WITH_TIMEOUT(w->stagesDone().size(), 7, 30000);
+    QTRY_VERIFY(!w->busy());
+    QVERIFY2(w->lastError().isEmpty(), qPrintable(w->lastError()));
+    for (int i = 0; i < 4; ++i) QVERIFY2(w->pane(i)->view()->nodeCount() > 0, qPrintable(QString("pane %1 empty").arg(i)));
+    shot(w.get(), "07_onnx_model");
+  }
+
   // A model with a shape error: the trace stage fails with the file:line:col message (a dialog
   // in normal use), nothing crashes, and the window stays usable.
   void badModelShowsTheError() {

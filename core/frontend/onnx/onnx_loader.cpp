@@ -144,7 +144,7 @@ OnnxModel loadOnnx(const std::string& path) {
   if (!out.opset) throw Error(path + ": models that import no default-domain (ai.onnx) opset are not supported");
   const onnx::GraphProto& g = m.graph();
   out.graph.name = g.name().empty() ? "onnx_model" : g.name();
-  OnnxContext cx{out.graph, GraphBuilder(out.graph), {}, {}, out.opset, path, {}};
+  OnnxContext cx{out.graph, GraphBuilder(out.graph), {}, {}, out.opset, path};
   for (const auto& init : g.initializer()) cx.constants[init.name()] = onnxTensorOf(init, path + ": initializer");
   for (const auto& in : g.input()) {
     if (cx.constants.count(in.name())) continue;
@@ -168,7 +168,6 @@ OnnxModel loadOnnx(const std::string& path) {
   std::vector<ValueId> outs;
   for (const auto& o : g.output()) outs.push_back(cx.value(o.name()));
   out.graph.setOutputs(outs);
-  out.initializers = std::move(cx.paramValues);
   return out;
 }
 

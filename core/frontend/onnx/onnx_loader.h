@@ -1,5 +1,6 @@
 // ONNX import: a .onnx model becomes a traced graph of registry ops. Initializers become params
-// (their values kept beside the graph), graph inputs that are not initializers become inputs.
+// (their values in the params' InitSpec, so makeInputs gives them), graph inputs that are not
+// initializers become inputs.
 // Each ONNX node maps onto registry ops by op type and opset (onnx_ops.cpp); an op or attribute
 // Fusebox does not support is an error naming the node, its op type and the opset. Errors carry
 // the file and the node's position as "model.onnx:node N".
@@ -17,7 +18,6 @@ namespace fusebox {
 struct OnnxModel {
   Graph graph;                          // graph inputs in order: model inputs, then initializers (params)
   std::vector<std::string> inputNames;  // the model inputs (not initializers), in order
-  std::map<std::string, Tensor> initializers;
   int64_t opset = 0;                    // the default domain's opset version
 };
 

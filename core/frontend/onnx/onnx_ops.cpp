@@ -26,8 +26,10 @@ ValueId OnnxContext::value(const std::string& name) {
   if (auto it = values.find(name); it != values.end()) return it->second;
   auto c = constants.find(name);
   if (c == constants.end()) throw Error("input '" + name + "' is not produced by any earlier node, graph input or initializer");
-  ValueId v = graph.addInput(name, typeOfTensor(c->second), InputRole::Param);
-  paramValues[name] = c->second;
+  InitSpec init;
+  init.kind = InitSpec::Kind::Values;
+  init.values = std::make_shared<const std::vector<double>>(c->second.data);
+  ValueId v = graph.addInput(name, typeOfTensor(c->second), InputRole::Param, init);
   values[name] = v;
   return v;
 }
@@ -233,7 +235,7 @@ bool foldable(const onnx::NodeProto& n, const OnnxContext& cx) {
 void fold(OnnxContext& cx, const onnx::NodeProto& n, const OnnxImporter& importer) {
   Graph g;
   g.name = "onnx_fold";
-  OnnxContext sub{g, GraphBuilder(g), {}, {}, cx.opset, cx.file, {}};
+  OnnxContext sub{g, GraphBuilder(g), {}, {}, cx.opset, cx.file};
   sub.builder.setOrigin("", {}, {});
   std::vector<Tensor> inputs;
   for (const auto& name : n.input()) {
@@ -247,8 +249,7 @@ void fold(OnnxContext& cx, const onnx::NodeProto& n, const OnnxImporter& importe
   OnnxOutputs outs = importer(node);
   // Constants the importer built (masks, index tables) are inputs of the scratch graph too.
   for (const GraphInput& in : g.inputs()) {
-    const std::string& name = g.value(in.value).name;
-    if (in.role == InputRole::Param) inputs.push_back(sub.paramValues.at(name));
+    if (in.role == InputRole::Param) inputs.push_back(makeTensor(g.value(in.value).type, in.init, 0));
   }
   g.setOutputs(outs);
   std::vector<Tensor> results = interpret(g, inputs);

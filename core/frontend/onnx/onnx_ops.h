@@ -37,10 +37,10 @@ struct OnnxContext {
   std::map<std::string, Tensor> constants;   // initializers, Constant outputs and folded values
   int64_t opset = 0;
   std::string file;
-  std::map<std::string, Tensor> paramValues;  // constants that became params (graph inputs)
   int madeConstants = 0;                      // names the constants the importers build
 
-  // The graph value of an ONNX name; a constant becomes a param input the first time it is used.
+  // The graph value of an ONNX name; a constant becomes a param input (its values in the input's
+  // InitSpec) the first time it is used.
   ValueId value(const std::string& name);
   // The value of a constant input (a Reshape shape, Slice starts, ...), or OnnxUnsupported.
   const Tensor& constant(const std::string& name, const char* what);
