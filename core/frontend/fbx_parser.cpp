@@ -300,7 +300,10 @@ private:
           std::string key = expectName("initializer argument");
           expectPunct("=");
           double v = expectNumber("initializer argument value");
-          if (key == "seed") init.seed = static_cast<uint64_t>(v);
+          if (key == "seed") {
+            if (!(v >= 0 && v < 18446744073709551616.0) || v != std::floor(v)) throw ParseError("seed must be a non-negative integer", kat);
+            init.seed = static_cast<uint64_t>(v);
+          }
           else if (key == "std" && kind == "randn") init.a = v;
           else if (key == "low" && kind == "uniform") init.a = v;
           else if (key == "high" && kind == "uniform") init.b = v;

@@ -72,6 +72,10 @@ DType onnxDType(int onnxType, const std::string& where) {
 Tensor onnxTensorOf(const onnx::TensorProto& t, const std::string& where) {
   DType dt = onnxDType(t.data_type(), where);
   std::vector<int64_t> sizes(t.dims().begin(), t.dims().end());
+  int64_t n = 1;  // checked: a corrupt file may claim any dims
+  for (int64_t d : sizes)
+    if (d < 0 || (d > 0 && n > kMaxImportedElements / d)) throw Error(where + ": tensor '" + t.name() + "' has dims that are negative or too large");
+    else n *= d;
   if (t.data_location() == onnx::TensorProto::EXTERNAL) throw Error(where + ": tensors stored in external files are not supported");
   std::vector<double> v;
   const std::string& raw = t.raw_data();
@@ -103,7 +107,6 @@ Tensor onnxTensorOf(const onnx::TensorProto& t, const std::string& where) {
     else
       for (int32_t x : t.int32_data()) v.push_back(x);
   }
-  int64_t n = numelOf(sizes);
   if (static_cast<int64_t>(v.size()) != n)
     throw Error(where + ": tensor '" + t.name() + "' has " + std::to_string(v.size()) + " values for shape of " + std::to_string(n));
   return Tensor(dt, sizes, std::move(v));
@@ -119,6 +122,7 @@ TensorType typeOf(const onnx::ValueInfoProto& vi, const std::string& where) {
   for (const auto& d : tt.shape().dim()) {
     if (!d.has_dim_value())
       throw Error(where + ": input '" + vi.name() + "' has a symbolic dim '" + d.dim_param() + "'; symbolic shapes are not supported");
+    if (d.dim_value() > kMaxImportedElements) throw Error(where + ": input '" + vi.name() + "' has a dim of " + std::to_string(d.dim_value()) + ", too large");
     if (d.dim_value() <= 0) throw Error(where + ": input '" + vi.name() + "' has a dim of " + std::to_string(d.dim_value()) + "; zero-size tensors are not supported");
     t.shape.push_back(Dim(d.dim_value()));
   }
@@ -163,6 +167,8 @@ OnnxModel loadOnnx(const std::string& path) {
       throw Error(where + ": " + e.what());
     } catch (const Error& e) {
       throw Error(where + ": " + e.message());
+    } catch (const std::exception& e) {  // a malformed node the checks above missed (std::out_of_range, ...)
+      throw Error(where + ": malformed node (" + e.what() + ")");
     }
   }
   std::vector<ValueId> outs;

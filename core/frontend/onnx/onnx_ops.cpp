@@ -48,6 +48,11 @@ ValueId OnnxContext::constantValue(Tensor t) {
   return value(name);
 }
 
+void OnnxContext::checkBuildable(int64_t elements, const char* what) {
+  if (elements < 0 || elements > kMaxFoldedElements)
+    throw OnnxUnsupported(std::string(what) + " of " + std::to_string(elements) + " elements is too large to build at import (limit 2^24)");
+}
+
 ValueId OnnxNode::in(int i) {
   if (!has(i)) throw OnnxUnsupported("input " + std::to_string(i) + " is required");
   return cx.value(n.input(i));
@@ -98,10 +103,27 @@ std::string OnnxNode::attrString(const char* name, const std::string& fallback) 
   return a ? a->s() : fallback;
 }
 
-ValueId OnnxNode::emit(const std::string& op, std::vector<ValueId> ins, AttrMap a) { return cx.builder.emit(op, ins, std::move(a)); }
+// Every value the importer makes stays within kMaxImportedElements (sizes come from the file).
+ValueId OnnxNode::emit(const std::string& op, std::vector<ValueId> ins, AttrMap a) {
+  ValueId v = cx.builder.emit(op, ins, std::move(a));
+  checkedNumel(sizes(v), "the result of " + op);
+  return v;
+}
+
+int64_t checkedNumel(const std::vector<int64_t>& sizes, const std::string& what) {
+  int64_t n = 1;
+  for (int64_t d : sizes) {
+    if (d < 0) throw Error(what + " has a negative dim");
+    if (d > 0 && n > kMaxImportedElements / d) throw Error(what + " has more than 2^31 elements");
+    n *= d;
+  }
+  return n;
+}
 ValueId OnnxNode::scalar(double v, DType t) { return cx.builder.scalar(v, t); }
 
 ValueId OnnxNode::reshape(ValueId x, const std::vector<int64_t>& s) {
+  if (checkedNumel(s, "the new shape") != checkedNumel(sizes(x), "the input"))
+    throw Error("cannot reshape " + shapeStr(shape(x)) + " to " + std::to_string(s.size()) + " dims of another element count");
   Shape shape;
   for (int64_t d : s) shape.push_back(Dim(d));
   if (shape == this->shape(x)) return x;
@@ -130,6 +152,7 @@ ValueId OnnxNode::padDim(ValueId x, size_t dim, int64_t lo, int64_t hi, double v
 }
 
 ValueId OnnxNode::iota(int64_t count, size_t dim, size_t r, DType t) {
+  OnnxContext::checkBuildable(count, "an index table");
   std::vector<int64_t> s(r, 1);
   s[dim] = count;
   std::vector<double> v;
@@ -148,6 +171,15 @@ const OnnxImporters& importers() {
     return t;
   }();
   return m;
+}
+
+bool smallEnoughToFold(const Shape& s) {
+  int64_t n = 1;
+  for (const Dim& d : s) {
+    if (!d.isConstant() || d.value() < 0 || (d.value() > 0 && n > kMaxFoldedElements / d.value())) return false;
+    n *= d.value();
+  }
+  return n <= kMaxFoldedElements;
 }
 
 // Ops whose outputs are known at import time from attributes, constant inputs or static shapes.
@@ -185,14 +217,19 @@ const std::map<std::string, ConstantMaker>& constantMakers() {
       {"ConstantOfShape",
        [](OnnxNode& c) {
          std::vector<int64_t> s = c.intsInput(0, "the shape input");
+         Shape shape;
+         for (int64_t d : s) shape.push_back(Dim(d));
+         if (!smallEnoughToFold(shape)) throw OnnxUnsupported("ConstantOfShape of " + shapeStr(shape) + " is too large to build at import");
          Tensor fill(DType::F32, {1}, {0.0});
          if (const auto* a = c.attr("value")) fill = onnxTensorOf(a->t(), c.cx.file + ": ConstantOfShape value");
+         if (fill.data.empty()) throw Error("ConstantOfShape's value is empty");
          return Tensor(fill.dtype, s, std::vector<double>(static_cast<size_t>(numelOf(s)), fill.data.at(0)));
        }},
       {"EyeLike",
        [](OnnxNode& c) {
          std::vector<int64_t> s = c.sizes(c.in(0));
          if (s.size() != 2) throw OnnxUnsupported("EyeLike needs a 2-D input");
+         if (!smallEnoughToFold(c.shape(c.in(0)))) throw OnnxUnsupported("EyeLike of " + shapeStr(c.shape(c.in(0))) + " is too large to build at import");
          DType t = c.attr("dtype") ? onnxDType(static_cast<int>(c.attrInt("dtype", 1)), "EyeLike") : c.dtype(c.in(0));
          Tensor out(t, s);
          int64_t k = c.attrInt("k", 0);
@@ -205,8 +242,10 @@ const std::map<std::string, ConstantMaker>& constantMakers() {
          const Tensor& start = c.cx.constant(c.n.input(0), "Range's start");
          double s = start.data.at(0), limit = c.cx.constant(c.n.input(1), "Range's limit").data.at(0),
                 d = c.cx.constant(c.n.input(2), "Range's delta").data.at(0);
-         if (d == 0) throw Error("Range with delta 0");
-         int64_t count = std::max<int64_t>(static_cast<int64_t>(std::ceil((limit - s) / d)), 0);
+         if (d == 0 || !std::isfinite(s) || !std::isfinite(limit) || !std::isfinite(d)) throw Error("Range needs finite values and a nonzero delta");
+         double steps = std::ceil((limit - s) / d);
+         if (steps > static_cast<double>(kMaxFoldedElements)) throw OnnxUnsupported("a Range of more than 2^24 elements is not supported");
+         int64_t count = std::max<int64_t>(static_cast<int64_t>(steps), 0);
          std::vector<double> v;
          for (int64_t i = 0; i < count; ++i) v.push_back(roundToDType(s + static_cast<double>(i) * d, start.dtype));
          return Tensor(start.dtype, {count}, v);
@@ -232,7 +271,7 @@ bool foldable(const onnx::NodeProto& n, const OnnxContext& cx) {
 // Imports the node into a scratch graph whose inputs are its constant inputs and runs the
 // reference interpreter on it: the outputs become constants (a Reshape whose shape comes from
 // Shape -> Gather -> Concat, say, then sees a constant shape).
-void fold(OnnxContext& cx, const onnx::NodeProto& n, const OnnxImporter& importer) {
+bool fold(OnnxContext& cx, const onnx::NodeProto& n, const OnnxImporter& importer) {
   Graph g;
   g.name = "onnx_fold";
   OnnxContext sub{g, GraphBuilder(g), {}, {}, cx.opset, cx.file};
@@ -251,10 +290,13 @@ void fold(OnnxContext& cx, const onnx::NodeProto& n, const OnnxImporter& importe
   for (const GraphInput& in : g.inputs()) {
     if (in.role == InputRole::Param) inputs.push_back(makeTensor(g.value(in.value).type, in.init, 0));
   }
+  for (ValueId v : outs)
+    if (!smallEnoughToFold(g.type(v).shape)) return false;
   g.setOutputs(outs);
   std::vector<Tensor> results = interpret(g, inputs);
   for (size_t i = 0; i < results.size() && i < static_cast<size_t>(n.output_size()); ++i)
     if (!n.output(static_cast<int>(i)).empty()) cx.constants[n.output(static_cast<int>(i))] = std::move(results[i]);
+  return true;
 }
 
 }  // namespace
@@ -269,7 +311,7 @@ void importNode(OnnxContext& cx, const onnx::NodeProto& n) {
   }
   auto it = importers().find(n.op_type());
   if (it == importers().end()) throw OnnxUnsupported("unsupported op type '" + n.op_type() + "'");
-  if (foldable(n, cx)) return fold(cx, n, it->second);
+  if (foldable(n, cx) && fold(cx, n, it->second)) return;
   OnnxOutputs outs = it->second(node);
   for (int i = 0; i < n.output_size(); ++i) {
     if (n.output(i).empty()) continue;

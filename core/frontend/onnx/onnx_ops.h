@@ -30,6 +30,12 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+// The most elements a tensor read from a file may have, and the most a constant folded at import
+// time may have (larger ones stay ops of the graph): a corrupt file cannot make the importer
+// allocate without bound.
+constexpr int64_t kMaxImportedElements = int64_t{1} << 31;
+constexpr int64_t kMaxFoldedElements = int64_t{1} << 24;
+
 struct OnnxContext {
   Graph& graph;
   GraphBuilder builder;
@@ -46,6 +52,8 @@ struct OnnxContext {
   const Tensor& constant(const std::string& name, const char* what);
   // A tensor the importer builds (a mask, an index table) as a param of the graph.
   ValueId constantValue(Tensor t);
+  // Throws OnnxUnsupported before the importer builds a table of more than kMaxFoldedElements.
+  static void checkBuildable(int64_t elements, const char* what);
 };
 
 // One node being imported: its inputs, attributes and emit helpers.
@@ -82,6 +90,10 @@ struct OnnxNode {
 using OnnxOutputs = std::vector<ValueId>;
 using OnnxImporter = std::function<OnnxOutputs(OnnxNode&)>;
 using OnnxImporters = std::map<std::string, OnnxImporter>;
+
+// The element count of `sizes`, or Error naming `what` when a dim is negative or the count
+// exceeds kMaxImportedElements (no overflow on any input).
+int64_t checkedNumel(const std::vector<int64_t>& sizes, const std::string& what);
 
 void addMathImporters(OnnxImporters& m);
 void addTensorImporters(OnnxImporters& m);

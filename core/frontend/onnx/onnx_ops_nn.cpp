@@ -103,6 +103,7 @@ Ints spatialOf(OnnxNode& c, ValueId x) {
 OnnxOutputs conv(OnnxNode& c) {
   ValueId x = c.in(0), wt = c.in(1);
   Ints ws = c.sizes(wt);
+  if (ws.size() != c.rank(x) || ws.size() < 3) throw Error("the weight must be [M, C/group, kernel...] with the input's rank");
   Window w = windowOf(c, spatialOf(c, x), Ints(ws.begin() + 2, ws.end()), false);
   x = to2d(c, x, w);
   wt = to2d(c, wt, w);
@@ -156,6 +157,7 @@ OnnxOutputs averagePool(OnnxNode& c) {
   int64_t oh = os[2], ow = os[3], area = w.kernel[0] * w.kernel[1];
   // The pads the user asked for (not ceil_mode's extra) bound what count_include_pad counts.
   Ints userHi{w.hi[0] - w.ceilExtra[0], w.hi[1] - w.ceilExtra[1]};
+  OnnxContext::checkBuildable(oh > 0 && ow > kMaxFoldedElements / oh ? -1 : oh * ow, "a window-count table");
   Tensor count(c.dtype(x), {oh, ow});
   for (int64_t i = 0; i < oh; ++i)
     for (int64_t j = 0; j < ow; ++j) {

@@ -108,12 +108,14 @@ OnnxOutputs split(OnnxNode& c) {
   if (parts.empty()) {
     int64_t n = s[static_cast<size_t>(axis)];
     int64_t count = c.attr("num_outputs") ? c.attrInt("num_outputs", outputs) : outputs;
+    if (count <= 0) throw Error("Split needs at least one output");
     int64_t each = (n + count - 1) / count;
     for (int64_t start = 0; start < n; start += each) parts.push_back(std::min(each, n - start));
   }
   OnnxOutputs out;
   int64_t start = 0;
   for (int64_t p : parts) {
+    if (p < 0 || p > s[static_cast<size_t>(axis)] - start) throw Error("split sizes must be >= 0 and add up to the axis size");
     out.push_back(c.emit("slice", {x}, {{"dim", axis}, {"start", start}, {"end", start + p}, {"step", int64_t{1}}}));
     start += p;
   }
@@ -125,6 +127,7 @@ OnnxOutputs tile(OnnxNode& c) {
   ValueId x = c.in(0);
   Ints s = c.sizes(x), reps = c.intsInput(1, "Tile's repeats");
   if (reps.size() != s.size()) throw Error("repeats must have one value per dim");
+  for (size_t i = 0; i < s.size(); ++i) checkedNumel({reps[i], s[i]}, "a repeated dim");
   Ints interleaved, expanded, out;
   for (size_t i = 0; i < s.size(); ++i) {
     interleaved.insert(interleaved.end(), {1, s[i]});
@@ -190,6 +193,7 @@ OnnxOutputs trilu(OnnxNode& c) {
   if (s.size() < 2) throw Error("Trilu needs at least 2 dims");
   bool upper = c.attrInt("upper", 1) != 0;
   int64_t rows = s[s.size() - 2], cols = s.back();
+  OnnxContext::checkBuildable(rows > 0 && cols > kMaxFoldedElements / rows ? -1 : rows * cols, "a triangular mask");
   Tensor diagonal(DType::I64, {rows, cols});  // col - row
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) diagonal.data[static_cast<size_t>(i * cols + j)] = static_cast<double>(j - i);
@@ -203,7 +207,9 @@ OnnxOutputs depthToSpace(OnnxNode& c) {
   ValueId x = c.in(0);
   Ints s = c.sizes(x);
   if (s.size() != 4) throw Error("DepthToSpace needs N, C, H, W");
-  int64_t b = c.attrInt("blocksize", 1), n = s[0], ch = s[1], h = s[2], w = s[3], oc = ch / (b * b);
+  int64_t b = c.attrInt("blocksize", 1), n = s[0], ch = s[1], h = s[2], w = s[3];
+  if (b <= 0 || b > 65536 || ch % (b * b)) throw Error("blocksize must be positive and its square must divide the channels");
+  int64_t oc = ch / (b * b);
   bool crd = c.attrString("mode", "DCR") == "CRD";
   ValueId y = crd ? c.reshape(x, {n, oc, b, b, h, w}) : c.reshape(x, {n, b, b, oc, h, w});
   y = permute(c, y, crd ? Ints{0, 1, 4, 2, 5, 3} : Ints{0, 3, 4, 1, 5, 2});
@@ -215,6 +221,7 @@ OnnxOutputs spaceToDepth(OnnxNode& c) {
   Ints s = c.sizes(x);
   if (s.size() != 4) throw Error("SpaceToDepth needs N, C, H, W");
   int64_t b = c.attrInt("blocksize", 1), n = s[0], ch = s[1], h = s[2], w = s[3];
+  if (b <= 0 || h % b || w % b) throw Error("blocksize must be positive and divide height and width");
   ValueId y = permute(c, c.reshape(x, {n, ch, h / b, b, w / b, b}), {0, 3, 5, 1, 2, 4});
   return {c.reshape(y, {n, ch * b * b, h / b, w / b})};
 }
@@ -244,6 +251,7 @@ OnnxOutputs cumSum(OnnxNode& c) {
   int64_t axis = c.axis(c.intsInput(1, "CumSum's axis").at(0), s.size());
   bool exclusive = c.attrInt("exclusive", 0), reverse = c.attrInt("reverse", 0);
   int64_t n = s[static_cast<size_t>(axis)], last = static_cast<int64_t>(s.size()) - 1;
+  OnnxContext::checkBuildable(n > 0 && n > kMaxFoldedElements / n ? -1 : n * n, "a running-sum matrix");
   Tensor tri(DType::F64, {n, n});
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < n; ++j) {  // out[j] = sum over i of x[i] * tri[i][j]
@@ -312,10 +320,17 @@ void addTensorImporters(OnnxImporters& m) {
         if (i >= s.size()) throw Error("shape entry 0 copies a dim the input does not have");
         target[i] = s[i];
       }
-      if (target[i] == -1) inferred = static_cast<int64_t>(i);
-      else known *= target[i];
+      if (target[i] == -1) {
+        if (inferred >= 0) throw Error("more than one -1 in the shape");
+        inferred = static_cast<int64_t>(i);
+      }
     }
-    if (inferred >= 0) target[static_cast<size_t>(inferred)] = known ? numelOf(s) / known : 0;
+    if (inferred >= 0) {
+      Ints rest = target;
+      rest.erase(rest.begin() + inferred);
+      int64_t known = checkedNumel(rest, "the shape input");
+      target[static_cast<size_t>(inferred)] = known ? numelOf(s) / known : 0;
+    }
     return {c.reshape(x, target)};
   };
   m["Transpose"] = [](OnnxNode& c) -> OnnxOutputs {

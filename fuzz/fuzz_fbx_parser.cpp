@@ -1,0 +1,18 @@
+// libFuzzer target: any text as a .fbx model must parse and trace, or throw fusebox::Error
+// (ParseError / ShapeError with file:line:col), never crash.
+#include <cstdint>
+#include <string>
+
+#include "core/frontend/fbx_parser.h"
+#include "core/ir/error.h"
+#include "core/trace/trace.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    fusebox::ModelDef m = fusebox::parseModel(text, "fuzz.fbx");
+    fusebox::trace(m);
+  } catch (const fusebox::Error&) {
+  }
+  return 0;
+}
