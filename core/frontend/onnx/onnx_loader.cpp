@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <sstream>
 
 #include "core/frontend/onnx/onnx_ops.h"
@@ -138,10 +139,29 @@ Tensor loadOnnxTensor(const std::string& path) {
   return onnxTensorOf(t, path);
 }
 
-OnnxModel loadOnnx(const std::string& path) {
+namespace {
+
+onnx::ModelProto parseModelProto(const std::string& path) {
   onnx::ModelProto m;
   std::string bytes = readFile(path);
   if (bytes.empty() || !m.ParseFromString(bytes)) throw Error(path + ": not a valid ONNX model (protobuf parse failed)");
+  return m;
+}
+
+}  // namespace
+
+std::vector<std::string> onnxInputNames(const std::string& path) {
+  onnx::ModelProto m = parseModelProto(path);
+  std::set<std::string> inits;
+  for (const auto& init : m.graph().initializer()) inits.insert(init.name());
+  std::vector<std::string> names;
+  for (const auto& in : m.graph().input())
+    if (!inits.count(in.name())) names.push_back(in.name());
+  return names;
+}
+
+OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind) {
+  onnx::ModelProto m = parseModelProto(path);
   OnnxModel out;
   for (const auto& imp : m.opset_import())
     if (imp.domain().empty() || imp.domain() == "ai.onnx") out.opset = imp.version();
@@ -152,8 +172,12 @@ OnnxModel loadOnnx(const std::string& path) {
   for (const auto& init : g.initializer()) cx.constants[init.name()] = onnxTensorOf(init, path + ": initializer");
   for (const auto& in : g.input()) {
     if (cx.constants.count(in.name())) continue;
-    cx.values[in.name()] = out.graph.addInput(in.name(), typeOf(in, path), InputRole::Input);
     out.inputNames.push_back(in.name());
+    if (auto b = bind.find(in.name()); b != bind.end()) {
+      cx.constants[in.name()] = b->second;
+      continue;
+    }
+    cx.values[in.name()] = out.graph.addInput(in.name(), typeOf(in, path), InputRole::Input);
   }
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& n = g.node(i);
@@ -185,7 +209,10 @@ OnnxModel loadOnnx(const std::string& path) {
 
 namespace fusebox {
 bool onnxAvailable() { return false; }
-OnnxModel loadOnnx(const std::string& path) {
+OnnxModel loadOnnx(const std::string& path, const OnnxBindings&) {
+  throw Error(path + ": this fusebox was built without ONNX support (install libonnx-dev and libprotobuf-dev, then reconfigure)");
+}
+std::vector<std::string> onnxInputNames(const std::string& path) {
   throw Error(path + ": this fusebox was built without ONNX support (install libonnx-dev and libprotobuf-dev, then reconfigure)");
 }
 Tensor loadOnnxTensor(const std::string& path) {

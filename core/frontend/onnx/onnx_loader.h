@@ -17,14 +17,21 @@ namespace fusebox {
 
 struct OnnxModel {
   Graph graph;                          // graph inputs in order: model inputs, then initializers (params)
-  std::vector<std::string> inputNames;  // the model inputs (not initializers), in order
+  std::vector<std::string> inputNames;  // the model's declared inputs (not initializers), in order, bound ones included
   int64_t opset = 0;                    // the default domain's opset version
 };
 
 // Whether this build reads ONNX (libonnx / protobuf).
 bool onnxAvailable();
 
-OnnxModel loadOnnx(const std::string& path);
+// Model inputs bound to values at import: they become constants, so inputs that decide shapes
+// (a Reshape's shape, a Pad's pads, a Trilu's k) specialize the graph to those values, as
+// torch.compile specializes on integer inputs. A bound model is only valid for those values.
+using OnnxBindings = std::map<std::string, Tensor>;
+
+OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind = {});
+// The model's declared inputs that are not initializers, in order (what input_K.pb files feed).
+std::vector<std::string> onnxInputNames(const std::string& path);
 // A serialized onnx.TensorProto (a test case's input_0.pb / output_0.pb) as a Tensor.
 Tensor loadOnnxTensor(const std::string& path);
 

@@ -243,26 +243,27 @@ OnnxOutputs oneHot(OnnxNode& c) {
   return {c.emit("where", {hit, c.reshape(on, {}), c.reshape(off, {})})};
 }
 
-// A running sum along axis as a product with a triangular 0/1 matrix (exclusive and reverse
-// choose the triangle), computed in f64 so integer sums stay exact.
+// A running sum along axis as a masked sum over a triangular 0/1 table (exclusive and reverse
+// choose the triangle): out[.., j] = sum over i of x[.., i] where tri[i][j]. Exact for integers,
+// and a pointwise + reduction pair the scheduler fuses (the matmul extern is f32 only).
 OnnxOutputs cumSum(OnnxNode& c) {
   ValueId x = c.in(0);
   Ints s = c.sizes(x);
   int64_t axis = c.axis(c.intsInput(1, "CumSum's axis").at(0), s.size());
   bool exclusive = c.attrInt("exclusive", 0), reverse = c.attrInt("reverse", 0);
   int64_t n = s[static_cast<size_t>(axis)], last = static_cast<int64_t>(s.size()) - 1;
-  OnnxContext::checkBuildable(n > 0 && n > kMaxFoldedElements / n ? -1 : n * n, "a running-sum matrix");
-  Tensor tri(DType::F64, {n, n});
+  OnnxContext::checkBuildable(n > 0 && n > kMaxFoldedElements / n ? -1 : n * n, "a running-sum table");
+  Tensor tri(DType::Bool, {n, n});
   for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j) {  // out[j] = sum over i of x[i] * tri[i][j]
-      bool take = reverse ? (exclusive ? i > j : i >= j) : (exclusive ? i < j : i <= j);
-      tri.data[static_cast<size_t>(i * n + j)] = take;
-    }
-  DType t = c.dtype(x);
+    for (int64_t j = 0; j < n; ++j)
+      tri.data[static_cast<size_t>(i * n + j)] = reverse ? (exclusive ? i > j : i >= j) : (exclusive ? i < j : i <= j);
   ValueId moved = axis == last ? x : c.emit("transpose", {x}, {{"dim0", axis}, {"dim1", last}});
-  ValueId y = c.emit("matmul", {c.cast(moved, DType::F64), c.cx.constantValue(tri)});
+  Ints column = c.sizes(moved);
+  column.push_back(1);  // [.., n, 1]
+  ValueId terms = c.emit("where", {c.cx.constantValue(tri), c.reshape(moved, column), c.scalar(0, c.dtype(x))});
+  ValueId y = c.emit("sum", {terms}, {{"dim", Ints{-2}}, {"keepdim", false}});
   if (axis != last) y = c.emit("transpose", {y}, {{"dim0", axis}, {"dim1", last}});
-  return {c.cast(y, t)};
+  return {y};
 }
 
 OnnxOutputs squeezeLike(OnnxNode& c, bool unsqueeze) {
