@@ -17,7 +17,7 @@ using namespace fusebox;
 class CudaBackend : public ::testing::TestWithParam<std::tuple<std::string, bool>> {};
 
 TEST_P(CudaBackend, CompilesToPtxWithEveryEntryPoint) {
-  if (!nvrtcAvailable()) GTEST_SKIP() << "built without the CUDA toolkit";
+  if (!nvrtcAvailable()) GTEST_SKIP() << "NVRTC not available (no CUDA toolkit on this machine)";
   auto [model, train] = GetParam();
   PipelineConfig cfg;
   cfg.train = train;
@@ -113,7 +113,7 @@ TEST(CudaCodegen, OddRowsUseScalarLoads) {
 }
 
 TEST(CudaCodegen, CompileErrorsCarryNvrtcsLog) {
-  if (!nvrtcAvailable()) GTEST_SKIP() << "built without the CUDA toolkit";
+  if (!nvrtcAvailable()) GTEST_SKIP() << "NVRTC not available (no CUDA toolkit on this machine)";
   test::expectThrowContaining<Error>([] { compileCudaModule("extern \"C\" __global__ void k() { undefined_thing(); }"); },
                                      "generated CUDA does not compile");
 }

@@ -1,5 +1,7 @@
 #include "core/codegen/cuda/nvrtc_compiler.h"
 
+#include <dlfcn.h>
+
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -8,15 +10,56 @@
 
 #include "core/ir/error.h"
 
-#ifdef FUSEBOX_HAS_NVRTC
-#include <nvrtc.h>
-#endif
-
 namespace fusebox {
 
 #ifdef FUSEBOX_HAS_NVRTC
 
-bool nvrtcAvailable() { return true; }
+namespace {
+
+// NVRTC is opened at run time, like the driver: a package built with the CUDA backend installs and
+// runs where no CUDA toolkit is present (the CUDA target then reports NVRTC missing).
+using nvrtcProgram = struct NvrtcProgram*;
+using nvrtcResult = int;
+constexpr nvrtcResult NVRTC_SUCCESS = 0;
+
+struct Nvrtc {
+  void* lib = nullptr;
+  const char* (*nvrtcGetErrorString)(nvrtcResult);
+  nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*);
+  nvrtcResult (*nvrtcCompileProgram)(nvrtcProgram, int, const char* const*);
+  nvrtcResult (*nvrtcGetProgramLogSize)(nvrtcProgram, size_t*);
+  nvrtcResult (*nvrtcGetProgramLog)(nvrtcProgram, char*);
+  nvrtcResult (*nvrtcGetPTXSize)(nvrtcProgram, size_t*);
+  nvrtcResult (*nvrtcGetPTX)(nvrtcProgram, char*);
+  nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram*);
+  bool ok = false;
+};
+
+template <class F>
+bool resolve(void* lib, const char* name, F& fn) {
+  fn = reinterpret_cast<F>(dlsym(lib, name));
+  return fn != nullptr;
+}
+
+const Nvrtc& nvrtc() {
+  static const Nvrtc n = [] {
+    Nvrtc n{};
+    for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so.13",
+                             "/usr/local/cuda/lib64/libnvrtc.so.12", "/usr/local/cuda/lib64/libnvrtc.so"})
+      if ((n.lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+    n.ok = n.lib && resolve(n.lib, "nvrtcGetErrorString", n.nvrtcGetErrorString) &&
+           resolve(n.lib, "nvrtcCreateProgram", n.nvrtcCreateProgram) && resolve(n.lib, "nvrtcCompileProgram", n.nvrtcCompileProgram) &&
+           resolve(n.lib, "nvrtcGetProgramLogSize", n.nvrtcGetProgramLogSize) &&
+           resolve(n.lib, "nvrtcGetProgramLog", n.nvrtcGetProgramLog) && resolve(n.lib, "nvrtcGetPTXSize", n.nvrtcGetPTXSize) &&
+           resolve(n.lib, "nvrtcGetPTX", n.nvrtcGetPTX) && resolve(n.lib, "nvrtcDestroyProgram", n.nvrtcDestroyProgram);
+    return n;
+  }();
+  return n;
+}
+
+}  // namespace
+
+bool nvrtcAvailable() { return nvrtc().ok; }
 
 std::shared_ptr<const CompiledCudaModule> compileCudaModule(const std::string& source, int cc) {
   static std::mutex mutex;
@@ -31,30 +74,32 @@ std::shared_ptr<const CompiledCudaModule> compileCudaModule(const std::string& s
     hit->fromCache = true;
     return hit;
   }
+  const Nvrtc& nv = nvrtc();
+  if (!nv.ok) throw Error("NVRTC not found (libnvrtc.so from the CUDA Toolkit, or /usr/local/cuda/lib64): CUDA C++ cannot be compiled on this machine");
   auto t0 = std::chrono::steady_clock::now();
   nvrtcProgram prog;
   auto check = [&](nvrtcResult r, const char* what) {
-    if (r != NVRTC_SUCCESS) throw Error(std::string("NVRTC: ") + what + ": " + nvrtcGetErrorString(r));
+    if (r != NVRTC_SUCCESS) throw Error(std::string("NVRTC: ") + what + ": " + nv.nvrtcGetErrorString(r));
   };
-  check(nvrtcCreateProgram(&prog, source.c_str(), "fusebox_kernels.cu", 0, nullptr, nullptr), "create program");
+  check(nv.nvrtcCreateProgram(&prog, source.c_str(), "fusebox_kernels.cu", 0, nullptr, nullptr), "create program");
   std::string archOpt = "--gpu-architecture=" + arch;
   std::vector<const char*> opts = {archOpt.c_str(), "-std=c++17", "--fmad=true", "-default-device"};
-  nvrtcResult r = nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
+  nvrtcResult r = nv.nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
   size_t logSize = 0;
-  nvrtcGetProgramLogSize(prog, &logSize);
+  nv.nvrtcGetProgramLogSize(prog, &logSize);
   std::string log(logSize, '\0');
-  if (logSize) nvrtcGetProgramLog(prog, log.data());
+  if (logSize) nv.nvrtcGetProgramLog(prog, log.data());
   while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
   if (r != NVRTC_SUCCESS) {
-    nvrtcDestroyProgram(&prog);
+    nv.nvrtcDestroyProgram(&prog);
     throw Error("generated CUDA does not compile (" + arch + "):\n" + log);
   }
   size_t ptxSize = 0;
-  check(nvrtcGetPTXSize(prog, &ptxSize), "PTX size");
+  check(nv.nvrtcGetPTXSize(prog, &ptxSize), "PTX size");
   auto result = std::make_shared<CompiledCudaModule>();
   result->ptx.resize(ptxSize);
-  check(nvrtcGetPTX(prog, result->ptx.data()), "get PTX");
-  nvrtcDestroyProgram(&prog);
+  check(nv.nvrtcGetPTX(prog, result->ptx.data()), "get PTX");
+  nv.nvrtcDestroyProgram(&prog);
   result->log = log;
   result->arch = arch;
   result->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
