@@ -1,4 +1,5 @@
 #include "app/commands.h"
+#include "app/terminal_progress.h"
 
 #include <algorithm>
 #include <chrono>
@@ -59,7 +60,7 @@ const char* kDumpHelp =
     "usage: fusebox dump MODEL --stage STAGE [--train] [--partitioner default|mincut] [--format text|dot|json]\n"
     "                    [--stats] [--dim NAME=SIZE]... [--symbolic] [-o FILE]\n\n"
     "Runs the pipeline up to STAGE and prints that stage's graph.\n"
-    "  MODEL          a built-in model (see `fusebox models`) or a .fbx file\n"
+    "  MODEL          a built-in model (see `fusebox models`), a .fbx file or a .onnx file\n"
     "  --stage        trace      the traced graph of torch-level ops\n"
     "                 joint      the joint forward+backward graph (implies --train)\n"
     "                 forward    the forward graph after partitioning (implies --train)\n"
@@ -81,12 +82,12 @@ const char* kDumpHelp =
 const char* kRunHelp =
     "usage: fusebox run MODEL --target interp|cpu|cuda [--train] [--iters N] [--seed S] [--threads T] [--no-fusion]\n"
     "                  [--dim NAME=SIZE]...\n\n"
-    "Runs MODEL on seeded random inputs.\n"
+    "Runs MODEL (a built-in model, a .fbx file or a .onnx file) on seeded random inputs.\n"
     "  --target interp   the reference interpreter, checked against its own float64 mode\n"
     "  --target cpu      the whole pipeline, C++ compiled in process by clang/LLVM; prints a per-kernel profile\n"
-    "  --target cuda     the same on the GPU: CUDA C++ compiled by NVRTC, run through the driver API and cuBLAS\n"
     "                    (time, bytes moved, GB/s) and checks outputs (and gradients) against the interpreter\n"
-    "  --train           a training step: forward and backward graphs (cpu target)\n"
+    "  --target cuda     the same on the GPU: CUDA C++ compiled by NVRTC, run through the driver API and cuBLAS\n"
+    "  --train           a training step: forward and backward graphs, gradients of every parameter\n"
     "  --iters N         iterations to time (default 1)\n"
     "  --seed S          seed of the random inputs (default 0)\n"
     "  --threads T       worker threads for the cpu target (default: one per hardware thread)\n"
@@ -94,7 +95,8 @@ const char* kRunHelp =
     "  --partitioner P   mincut (default) or default: how the training graph is split into forward and backward\n"
     "  --no-check        skip the comparison with the interpreter (large benchmark shapes)\n"
     "  --session FILE    record the stages, the compiled code and every iteration's kernel times in a session file\n"
-    "  --session-id N    add this run to session N of FILE (its stages are already recorded) instead of a new session\n";
+    "  --session-id N    add this run to session N of FILE (its stages are already recorded) instead of a new session\n"
+    "Progress (stages, compile, iterations) goes to stderr when it is a terminal.\n";
 
 
 }  // namespace
@@ -127,6 +129,14 @@ Partitioner partitionerArg(const Args& a) {
   return p == "default" ? Partitioner::Default : Partitioner::MinCut;
 }
 
+const char* const kGuiHelp =
+    "usage: fusebox gui [MODEL]      (or fusebox with no arguments: the demo model)\n\n"
+    "Opens the inspector: the traced, joint, prims and fused loop-IR graphs side by side with the\n"
+    "generated C++/CUDA, a live per-kernel profile (Run & profile) and fusion comparisons of two runs.\n"
+    "A banner explains each pane on first start. MODEL is a built-in model, a .fbx or a .onnx file.\n"
+    "Needs a display (DISPLAY or WAYLAND_DISPLAY; xvfb-run or QT_QPA_PLATFORM=offscreen for headless use).\n"
+    "Sessions are recorded in ~/.local/share/fusebox/sessions.fbs.\n";
+
 std::string usage() {
   return "usage: fusebox COMMAND [ARGS]\n\n"
          "Commands:\n"
@@ -140,7 +150,8 @@ std::string usage() {
          "                                      run a model (interpreter, compiled CPU or GPU code) and check its numerics\n"
          "  report SESSION [--compare SESSION2] -o report.html\n"
          "                                      a self-contained HTML report of a session, or a fusion comparison of two\n"
-         "  conformance DIR [--failures FILE]   ONNX backend test cases through the whole pipeline (CPU)\n\n"
+         "  conformance DIR [--failures FILE]   ONNX backend test cases through the whole pipeline (CPU)\n"
+         "  gui [MODEL]                         the inspector GUI (also: fusebox with no arguments)\n\n"
          "MODEL is a built-in model name (see `fusebox models`), a .fbx file or a .onnx file.\n"
          "Options: --help (also after a command), --version\n";
 }
@@ -292,6 +303,8 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
   config.schedule.fusion = !a.flag("--no-fusion");
   config.partitioner = partitionerArg(a);
   Pipeline p(loadModel(model), config);
+  TerminalProgress progress;
+  progress.watch(p);
   std::optional<SessionRecording> session;
   RunHooks hooks;
   if (auto path = a.value("--session")) {
@@ -304,8 +317,10 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
     p.runAll();
   }
   bool check = !a.flag("--no-check");
+  hooks = progress.wrap(hooks, iters);
   RunReport r = target == "cuda" ? runOnCuda(p, iters, static_cast<uint64_t>(seed), check, hooks)
                                  : runOnCpu(p, iters, static_cast<uint64_t>(seed), static_cast<unsigned>(threads), check, hooks);
+  progress.clear();
   if (session) std::printf("recorded as session %lld in %s\n", static_cast<long long>(session->id()), session->path().c_str());
   double pipelineMs = 0;
   for (const StageTiming& t : p.timings()) pipelineMs += t.ms;

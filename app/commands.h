@@ -19,6 +19,7 @@ int reportCommand(const std::vector<std::string>& args);
 int conformanceCommand(const std::vector<std::string>& args);
 
 std::string usage();
+extern const char* const kGuiHelp;
 
 class Args;
 // --dim NAME=SIZE (repeated) and --symbolic.

@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
 #ifdef FUSEBOX_HAS_GUI
   if (args.empty()) return fusebox::runGui(argc, argv, nullptr);
-  if (args[0] == "gui") return fusebox::runGui(argc, argv, args.size() > 1 ? argv[2] : nullptr);
+  if (args[0] == "gui" && !wantsHelp({args.begin() + 1, args.end()}))
+    return fusebox::runGui(argc, argv, args.size() > 1 ? argv[2] : nullptr);
 #endif
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << usage();
@@ -37,6 +38,11 @@ int main(int argc, char** argv) {
   if (args[0] == "--version") {
     std::cout << "fusebox " << FUSEBOX_VERSION << "\n";
     return 0;
+  }
+  if (args[0] == "gui") {
+    if (wantsHelp({args.begin() + 1, args.end()})) return std::cout << kGuiHelp, 0;
+    std::cerr << "fusebox: this build has no GUI (Qt 6 was not found at configure time)\n";
+    return 1;
   }
   std::string command = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());

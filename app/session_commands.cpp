@@ -6,6 +6,7 @@
 
 #include "app/cli_args.h"
 #include "app/commands.h"
+#include "app/terminal_progress.h"
 #include "app/session_recording.h"
 #include "core/codegen/cpu/jit_compiler.h"
 #include "core/codegen/cuda/nvrtc_compiler.h"
@@ -32,7 +33,14 @@ const char* kCompileHelp =
     "stage finishes, so an interrupted compile keeps every finished stage.\n"
     "  --until STAGE     trace, joint, partition, decompose, lower, schedule, codegen, or compile (default):\n"
     "                    compile also runs the backend compiler (clang/LLVM for cpu, NVRTC to PTX for cuda)\n"
-    "  --target T        cpu (default) or cuda\n";
+    "  MODEL             a built-in model (see `fusebox models`), a .fbx file or a .onnx file\n"
+    "  --train           a training step: joint graph, partition, forward and backward graphs\n"
+    "  --target T        cpu (default) or cuda\n"
+    "  --session FILE    record every stage in FILE (default: none; the GUI uses ~/.local/share/fusebox/sessions.fbs)\n"
+    "  --partitioner P   mincut (default) or default: how the training graph is split into forward and backward\n"
+    "  --no-fusion       one kernel per loop-IR node (the baseline for fusion comparisons)\n"
+    "  --dim B=8         size of a symbolic dimension (repeatable; defaults come from the model's dims(...))\n"
+    "Progress goes to stderr when it is a terminal.\n";
 
 const char* kReportHelp =
     "usage: fusebox report SESSION_FILE [--id N] [--compare SESSION_FILE2 [--compare-id M]] -o report.html|report.pdf\n\n"
@@ -59,6 +67,8 @@ int compileCommand(const std::vector<std::string>& argv) {
   config.partitioner = partitionerArg(a);
   config.schedule.fusion = !a.flag("--no-fusion");
   Pipeline p(loadModel(a.positional()[0]), config);
+  TerminalProgress progress;
+  progress.watch(p);
   std::optional<SessionRecording> session;
   if (auto path = a.value("--session")) {
     session.emplace(*path, a.positional()[0], config, target);
@@ -66,6 +76,7 @@ int compileCommand(const std::vector<std::string>& argv) {
   } else {
     p.runUntil(*last);
   }
+  progress.clear();
   double total = 0;
   for (const StageTiming& t : p.timings()) {
     std::printf("%-10s %8.2f ms\n", stageName(t.stage), t.ms);
@@ -77,7 +88,9 @@ int compileCommand(const std::vector<std::string>& argv) {
     if (!available) {
       std::printf("backend compile skipped: this fusebox has no %s compiler built in\n", target == "cuda" ? "NVRTC" : "LLVM");
     } else if (session) {
+      progress.show("compiling the generated code (" + target + ")…");
       session->compileBackend(p, target);
+      progress.clear();
       std::printf("backend compile (%s): ok\n", target.c_str());
     }
   }

@@ -10,6 +10,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -120,6 +121,12 @@ void MainWindow::buildUi() {
     if (auto* c = qobject_cast<QComboBox*>(w)) connect(c, &QComboBox::currentTextChanged, this, &MainWindow::reset);
     else if (auto* b = qobject_cast<QCheckBox*>(w)) connect(b, &QCheckBox::toggled, this, &MainWindow::reset);
 
+  progress_ = new QProgressBar;
+  progress_->setMaximumWidth(260);
+  progress_->setTextVisible(true);
+  progress_->hide();
+  statusBar()->addPermanentWidget(progress_);
+
   auto* file = menuBar()->addMenu("&File");
   file->addAction("Open model (.fbx, .onnx)…", this, [this] {
     QString f = QFileDialog::getOpenFileName(this, "Open model", QString(), "Models (*.fbx *.onnx);;Fusebox models (*.fbx);;ONNX models (*.onnx)");
@@ -139,7 +146,8 @@ void MainWindow::buildUi() {
       "The panes show the <b>traced</b> model, the <b>joint</b> forward+backward graph (AOTAutograd; pick forward/backward after "
       "partitioning), the <b>prims</b> graph (PrimTorch decomposition) and the <b>fused loop IR</b> (each box around nodes is one "
       "generated kernel). Click any node: everything it came from or produced lights up in every pane and in the code. "
-      "<b>Run &amp; profile</b> executes the generated code and charts each kernel live.");
+      "<b>Run &amp; profile</b> executes the generated code and charts each kernel live. The tabs below hold the generated "
+      "<b>code</b>, the <b>profile</b>, every fusion <b>decision</b> with its reason, and the <b>comparison</b> of two runs.");
   hint_->setWordWrap(true);
   hint_->setStyleSheet("QLabel { background: #eef4fb; border: 1px solid #c5d7ee; padding: 6px; }");
   col->addWidget(hint_);
@@ -222,6 +230,8 @@ void MainWindow::reset() {
   code_->clearAll();
   scheduleText_->clear();
   profile_->clear("Not run yet: press Run & profile to compile the generated code and profile it (in a separate process).");
+  statusBar()->showMessage(QString("Model %1 (%2): press Step to run the first stage, or Run all")
+                               .arg(model_->currentText(), train_->isChecked() ? "training step" : "inference"));
   refreshPipelineBar();
 }
 
@@ -235,6 +245,7 @@ void MainWindow::stepStage() {
   if (busy_ || done_.size() == static_cast<int>(std::size(kStages))) return;
   ensureStarted();
   busy_ = true;
+  statusBar()->showMessage(QString("running the %1 stage…").arg(nextStageName()));
   refreshPipelineBar();
   emit requestStep();
 }
@@ -243,6 +254,7 @@ void MainWindow::runAllStages() {
   if (busy_) return;
   ensureStarted();
   busy_ = runningAll_ = true;
+  statusBar()->showMessage(QString("running the %1 stage…").arg(nextStageName()));
   refreshPipelineBar();
   emit requestRunAll();
 }
@@ -255,9 +267,10 @@ void MainWindow::onStageDone(const StageResult& r) {
   if (!r.text.isEmpty()) scheduleText_->setPlainText(r.text);
   if (r.peakBytes) peakBytes_ = r.peakBytes;
   for (const CodeTab& t : r.code) code_->setCode(t.title, t.language, t.text, t.kernels);
-  statusBar()->showMessage(QString("%1 done in %2 ms").arg(r.stage).arg(r.ms, 0, 'f', 2));
   if (r.last) runningAll_ = false;
   busy_ = runningAll_;
+  statusBar()->showMessage(QString("%1 done in %2 ms").arg(r.stage).arg(r.ms, 0, 'f', 2) +
+                           (busy_ ? QString("; running the %1 stage…").arg(nextStageName()) : QString()));
   if (r.last) refreshCandidates();
   refreshPipelineBar();
 }
@@ -276,6 +289,12 @@ void MainWindow::showError(const QString& title, const QString& message) {
   if (dialogs_) QMessageBox::critical(this, title, message);
 }
 
+QString MainWindow::nextStageName() const {
+  for (const char* s : kStages)
+    if (!done_.contains(s)) return s;
+  return "last";
+}
+
 void MainWindow::refreshPipelineBar() {
   for (size_t i = 0; i < stageLabels_.size(); ++i) {
     bool done = done_.contains(kStages[i]);
@@ -287,6 +306,16 @@ void MainWindow::refreshPipelineBar() {
     stageLabels_[i]->setToolTip(failed ? "failed: " + lastError_ : skipped ? "skipped (inference)" : done ? "done" : "not run yet");
   }
   bool all = done_.size() >= static_cast<int>(std::size(kStages));
+  if (busy_) {
+    progress_->setRange(0, static_cast<int>(std::size(kStages)));
+    progress_->setValue(static_cast<int>(done_.size()));
+    progress_->setFormat("%v of %m stages");
+  } else if (running()) {
+    progress_->setRange(0, profileIterations_);
+    progress_->setValue(profileDone_);
+    progress_->setFormat("%v of %m iterations");
+  }
+  progress_->setVisible(busy_ || running());
   stepButton_->setEnabled(!busy_ && !all);
   runAllButton_->setEnabled(!busy_ && !all);
   runButton_->setEnabled(!busy_ && all && !running());
@@ -315,6 +344,8 @@ void MainWindow::startProfileRun(int iterations) {
   if (r.config.train) args << "--train";
   if (!r.config.schedule.fusion) args << "--no-fusion";
   lastSample_ = 0;
+  profileIterations_ = iterations;
+  profileDone_ = 0;
   profile_->clear("Running " + QString::number(iterations) + " iterations in a separate process…");
   tabs_->setCurrentWidget(profile_);
   runner_.start(runnerProgram_.isEmpty() ? QApplication::applicationFilePath() : runnerProgram_, args);
@@ -328,8 +359,10 @@ void MainWindow::pollProfile() {
     int64_t last = lastSample_;
     if (reader_->profile(session_, lastSample_, &last).empty()) return;
     lastSample_ = last;
-    profile_->setProfile(latestRunTimings(*reader_, session_), iterationTotals(*reader_, session_), peakBytes_,
-                         running() ? "Running (live)" : "Finished");
+    std::vector<double> totals = iterationTotals(*reader_, session_);
+    profileDone_ = static_cast<int>(totals.size());
+    profile_->setProfile(latestRunTimings(*reader_, session_), totals, peakBytes_, running() ? "Running (live)" : "Finished");
+    refreshPipelineBar();
   } catch (const std::exception& e) {
     statusBar()->showMessage(QString("reading the profile: ") + e.what());
   }

@@ -17,6 +17,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QProgressBar;
 class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
@@ -75,6 +76,7 @@ private:
   void onRunFinished(int code, QProcess::ExitStatus status);
   void pollProfile();
   void refreshPipelineBar();
+  QString nextStageName() const;
   void refreshCandidates();
   void showError(const QString& title, const QString& message);
   void ensureStarted();
@@ -110,6 +112,8 @@ private:
   QPlainTextEdit* scheduleText_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QLabel* hint_ = nullptr;
+  QProgressBar* progress_ = nullptr;  // in the status bar: stages while compiling, iterations while profiling
+  int profileIterations_ = 0, profileDone_ = 0;
   QProcess runner_;
   QTimer* poll_ = nullptr;
 };

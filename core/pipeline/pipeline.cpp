@@ -54,6 +54,7 @@ std::optional<Stage> Pipeline::nextStage() const {
 bool Pipeline::step() {
   std::optional<Stage> s = nextStage();
   if (!s) return false;
+  if (observer_) observer_(*s);
   auto t0 = std::chrono::steady_clock::now();
   switch (*s) {
     case Stage::Trace: traced_ = trace(model_, config_.trace); break;

@@ -2,6 +2,7 @@
 // stage, or all at once. It owns every stage's artifact and how long each stage took.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,8 @@ public:
   // "linear @mlp.fbx:6:14": how generated code names a traced node.
   std::string describeTracedNode(NodeId id) const;
   const std::vector<StageTiming>& timings() const { return timings_; }
+  // Called with each stage just before it runs (progress displays); however the stages are driven.
+  void setStageObserver(std::function<void(Stage)> observer) { observer_ = std::move(observer); }
 
 private:
   bool applies(Stage s) const;
@@ -79,6 +82,7 @@ private:
   std::vector<CppModule> cpp_;
   bool generated_ = false;
   std::vector<StageTiming> timings_;
+  std::function<void(Stage)> observer_;
 };
 
 }  // namespace fusebox

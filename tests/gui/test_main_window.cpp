@@ -52,6 +52,7 @@ private slots:
 
   void stepRunSelectProfileCompareExport() {
     auto w = window();
+    shot(w.get(), "00_first_run");  // what `fusebox` with no arguments shows: the demo model and the hint
     w->setModel("mlp");
     w->stepStage();
     QTRY_COMPARE_WITH_TIMEOUT(w->stagesDone().size(), 1, 20000);
