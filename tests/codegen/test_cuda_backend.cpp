@@ -7,7 +7,11 @@
 
 #include "core/codegen/cuda/cuda_codegen.h"
 #include "core/codegen/cuda/nvrtc_compiler.h"
+#include "core/decompose/decompose.h"
 #include "core/frontend/model_loader.h"
+#include "core/loopir/lower.h"
+#include "core/ops/unary_math.h"
+#include "core/schedule/schedule.h"
 #include "core/runtime/cuda_executable.h"
 #include "core/runtime/model_runner.h"
 #include "test_util.h"
@@ -125,4 +129,18 @@ TEST(CudaRuntime, WithoutAGpuTheTargetSaysWhy) {
   Pipeline p(loadModel("mlp"), {});
   p.runAll();
   test::expectThrowContaining<Error>([&] { runOnCuda(p, 1, 0); }, "--target cuda:");
+}
+
+// Every function of the shared unary-math table has an fb_<name> in the CUDA prelude: a graph
+// applying each one compiles to PTX (a new table entry without its CUDA helper fails here).
+TEST(CudaCodegen, EveryUnaryMathFunctionCompiles) {
+  if (!nvrtcAvailable()) GTEST_SKIP() << "NVRTC not available (no CUDA toolkit on this machine)";
+  std::string body = "x";
+  for (const UnaryMath& u : unaryMathOps()) body += " + " + u.name + "(x)";
+  Graph g = test::traceSource("model every(x: f32[4, 8]) {\n  return " + body + "\n}\n");
+  LoopProgram lp = lower(decompose(g));
+  CudaModule m = generateCuda(lp, schedule(lp));
+  for (const UnaryMath& u : unaryMathOps())
+    if (u.name != "neg" && u.name != "rsqrt") EXPECT_NE(m.source.find("fb_" + u.name + "("), std::string::npos) << u.name;
+  EXPECT_FALSE(compileCudaModule(m.source, 90)->ptx.empty());
 }
