@@ -121,6 +121,8 @@ void MainWindow::buildUi() {
     if (auto* c = qobject_cast<QComboBox*>(w)) connect(c, &QComboBox::currentTextChanged, this, &MainWindow::reset);
     else if (auto* b = qobject_cast<QCheckBox*>(w)) connect(b, &QCheckBox::toggled, this, &MainWindow::reset);
 
+  readyLine_ = new QLabel;
+  statusBar()->addWidget(readyLine_);
   progress_ = new QProgressBar;
   progress_->setMaximumWidth(260);
   progress_->setTextVisible(true);
@@ -230,8 +232,10 @@ void MainWindow::reset() {
   code_->clearAll();
   scheduleText_->clear();
   profile_->clear("Not run yet: press Run & profile to compile the generated code and profile it (in a separate process).");
-  statusBar()->showMessage(QString("Model %1 (%2): press Step to run the first stage, or Run all")
-                               .arg(model_->currentText(), train_->isChecked() ? "training step" : "inference"));
+  // The resting line of the status bar (messages cover it while shown).
+  readyLine_->setText(QString("Model %1 (%2): press Step to run the first stage, or Run all")
+                          .arg(model_->currentText(), train_->isChecked() ? "training step" : "inference"));
+  statusBar()->clearMessage();
   refreshPipelineBar();
 }
 

@@ -1,4 +1,3 @@
-#include "core/ops/unary_math.h"
 #include "core/decompose/decompose.h"
 
 #include <climits>
@@ -10,6 +9,7 @@
 #include "core/ops/graph_builder.h"
 #include "core/ops/registry.h"
 #include "core/ops/shape_rules.h"
+#include "core/ops/unary_math.h"
 
 namespace fusebox {
 

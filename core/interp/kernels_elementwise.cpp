@@ -2,9 +2,9 @@
 #include <cmath>
 #include <tuple>
 
-#include "core/ops/unary_math.h"
 #include "core/interp/kernels.h"
 #include "core/interp/random.h"
+#include "core/ops/unary_math.h"
 
 namespace fusebox {
 

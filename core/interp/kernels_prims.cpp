@@ -1,8 +1,8 @@
 // Kernels of the prim set. Prims with a torch op of the same semantics reuse its kernel.
-#include "core/ops/unary_math.h"
 #include "core/interp/kernels.h"
 #include "core/interp/random.h"
 #include "core/ops/shape_rules.h"
+#include "core/ops/unary_math.h"
 
 namespace fusebox {
 

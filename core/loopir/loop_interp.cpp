@@ -1,4 +1,3 @@
-#include "core/ops/unary_math.h"
 #include "core/loopir/loop_interp.h"
 
 #include <cmath>
@@ -6,6 +5,7 @@
 #include "core/interp/kernels.h"
 #include "core/interp/random.h"
 #include "core/ir/error.h"
+#include "core/ops/unary_math.h"
 
 namespace fusebox {
 

@@ -48,7 +48,7 @@ struct LExpr {
     LoadIndirect,  // buffer[index + stride * (int)indexValue]  (gather, index_select)
     Constant,      // value
     Index,         // the integer value of an index expression (iota, masks)
-    Unary,         // op: neg abs exp log tanh sqrt rsqrt erf not
+    Unary,         // op: a unary-math function (core/ops/unary_math.h) or not
     Binary,        // op: add sub mul div pow maximum minimum eq ne lt le gt ge and or
     Where,         // args[0] ? args[1] : args[2]
     Cast,          // to dtype

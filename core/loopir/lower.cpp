@@ -1,4 +1,3 @@
-#include "core/ops/unary_math.h"
 #include "core/loopir/lower.h"
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include "core/ir/verifier.h"
 #include "core/ops/op_schema.h"
 #include "core/ops/shape_rules.h"
+#include "core/ops/unary_math.h"
 
 namespace fusebox {
 

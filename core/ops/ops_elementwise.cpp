@@ -2,8 +2,8 @@
 #include <climits>
 
 #include "core/ops/registry.h"
-#include "core/ops/unary_math.h"
 #include "core/ops/shape_rules.h"
+#include "core/ops/unary_math.h"
 
 namespace fusebox {
 

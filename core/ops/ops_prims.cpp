@@ -3,7 +3,7 @@
 // broadcasting is an explicit prims.broadcast_in_dim), reductions drop their dims (no keepdim),
 // views take fully resolved sizes. This is the list; each entry's summary is its semantics.
 //
-//   elementwise unary   neg abs exp log tanh sqrt rsqrt erf
+//   elementwise unary   neg abs exp log tanh sqrt rsqrt erf sin cos atan floor round (core/ops/unary_math.cpp)
 //   elementwise binary  add sub mul div pow maximum minimum
 //   comparisons         eq ne lt le gt ge                      (-> bool)
 //   selection / cast    where convert_element_type
@@ -16,9 +16,9 @@
 //                       max_pool2d_backward avg_pool2d_backward adaptive_avg_pool2d_backward
 #include <algorithm>
 
-#include "core/ops/unary_math.h"
 #include "core/ops/registry.h"
 #include "core/ops/shape_rules.h"
+#include "core/ops/unary_math.h"
 
 namespace fusebox {
 
