@@ -14,6 +14,7 @@
 #include "core/codegen/cpu/jit_compiler.h"
 #include "core/decompose/decompose.h"
 #include "core/frontend/onnx/onnx_loader.h"
+#include "core/frontend/onnx/onnx_test_data.h"
 #include "core/interp/interpreter.h"
 #include "core/ir/error.h"
 #include "core/loopir/lower.h"
@@ -62,19 +63,8 @@ std::string runSets(const OnnxModel& m, const std::vector<fs::path>& sets, Threa
   auto compiled = compileCpuModule(cpp.source);
   CpuExecutable exe(lp, s, cpp, compiled, pool);
   for (const fs::path& set : sets) {
-    std::vector<fs::path> inFiles = sorted(set, "input_"), outFiles = sorted(set, "output_");
-    std::vector<Tensor> inputs;
-    for (const GraphInput& in : m.graph.inputs()) {
-      const std::string& name = m.graph.value(in.value).name;
-      if (in.role == InputRole::Param) {
-        inputs.push_back(makeTensor(m.graph.value(in.value).type, in.init, 0));
-        continue;
-      }
-      size_t k = static_cast<size_t>(std::find(m.inputNames.begin(), m.inputNames.end(), name) - m.inputNames.begin());
-      if (k >= inFiles.size()) throw Error(set.string() + ": no input file for input '" + name + "'");
-      inputs.push_back(loadOnnxTensor(inFiles[k].string()));
-    }
-    exe.setInputs(inputs);
+    std::vector<fs::path> outFiles = sorted(set, "output_");
+    exe.setInputs(onnxDataSetInputs(m, set.string()));
     exe.run();
     std::vector<Tensor> got = exe.outputs();
     if (got.size() != outFiles.size())
@@ -90,18 +80,6 @@ std::string runSets(const OnnxModel& m, const std::vector<fs::path>& sets, Threa
     }
   }
   return "";
-}
-
-// The case's integer inputs in data set `set`, to bind at import.
-OnnxBindings integerInputs(const fs::path& model, const fs::path& set) {
-  OnnxBindings bind;
-  std::vector<std::string> names = onnxInputNames(model.string());
-  std::vector<fs::path> files = sorted(set, "input_");
-  for (size_t k = 0; k < names.size() && k < files.size(); ++k) {
-    Tensor t = loadOnnxTensor(files[k].string());
-    if (isInteger(t.dtype)) bind[names[k]] = std::move(t);
-  }
-  return bind;
 }
 
 // One case: every data set must match. `why` gets the reason when it does not pass. A model whose
@@ -124,7 +102,7 @@ Outcome runCase(const fs::path& dir, ThreadPool& pool, std::string& why, bool& s
       why = runSets(*m, sets, pool);
     } else {
       for (const fs::path& set : sets) {
-        OnnxBindings bind = integerInputs(model, set);
+        OnnxBindings bind = onnxIntegerInputs(model.string(), set.string());
         if (bind.empty()) throw Error(dir.string() + ": shapes computed at run time from non-integer inputs are not supported");
         why = runSets(loadOnnx(model.string(), bind), {set}, pool);
         if (!why.empty()) break;

@@ -112,8 +112,8 @@ private:
   QPlainTextEdit* scheduleText_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QLabel* hint_ = nullptr;
-  QProgressBar* progress_ = nullptr;
-  QLabel* readyLine_ = nullptr;  // in the status bar: stages while compiling, iterations while profiling
+  QProgressBar* progress_ = nullptr;  // in the status bar: stages while compiling, iterations while profiling
+  QLabel* readyLine_ = nullptr;       // the status bar's resting line: model and what to press
   int profileIterations_ = 0, profileDone_ = 0;
   QProcess runner_;
   QTimer* poll_ = nullptr;

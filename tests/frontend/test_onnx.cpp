@@ -5,12 +5,12 @@
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
 
 #include "core/frontend/onnx/onnx_loader.h"
+#include "core/frontend/onnx/onnx_test_data.h"
 #include "core/interp/interpreter.h"
 #include "core/runtime/model_runner.h"
 #include "test_util.h"
@@ -28,23 +28,8 @@ std::string tempFile(const std::string& name, const std::string& bytes) {
   return path;
 }
 
-// The case's inputs in graph-input order (model inputs from the files, params from their initializer values).
-std::vector<Tensor> caseInputs(const OnnxModel& m, const fs::path& set) {
-  std::vector<Tensor> in;
-  for (const GraphInput& gi : m.graph.inputs()) {
-    const std::string& name = m.graph.value(gi.value).name;
-    if (gi.role == InputRole::Param) {
-      in.push_back(makeTensor(m.graph.value(gi.value).type, gi.init, 0));
-      continue;
-    }
-    auto k = std::find(m.inputNames.begin(), m.inputNames.end(), name) - m.inputNames.begin();
-    in.push_back(loadOnnxTensor((set / ("input_" + std::to_string(k) + ".pb")).string()));
-  }
-  return in;
-}
-
 void expectMatchesCase(const OnnxModel& m, const fs::path& set) {
-  std::vector<Tensor> got = interpret(m.graph, caseInputs(m, set));
+  std::vector<Tensor> got = interpret(m.graph, onnxDataSetInputs(m, set.string()));
   Tensor want = loadOnnxTensor((set / "output_0.pb").string());
   ASSERT_EQ(got.at(0).numel(), want.numel());
   got[0].sizes = want.sizes;
@@ -72,12 +57,7 @@ TEST_P(OnnxBoundCase, BoundIntegerInputsSpecializeTheGraph) {
   std::string model = (dir / "model.onnx").string();
   test::expectThrowContaining<Error>([&] { loadOnnx(model); }, "computed at run time is not supported");
   fs::path set = dir / "test_data_set_0";
-  OnnxBindings bind;
-  std::vector<std::string> names = onnxInputNames(model);
-  for (size_t k = 0; k < names.size(); ++k) {
-    Tensor t = loadOnnxTensor((set / ("input_" + std::to_string(k) + ".pb")).string());
-    if (isInteger(t.dtype)) bind[names[k]] = t;
-  }
+  OnnxBindings bind = onnxIntegerInputs(model, set.string());
   ASSERT_FALSE(bind.empty());
   OnnxModel m = loadOnnx(model, bind);
   for (const GraphInput& gi : m.graph.inputs()) EXPECT_FALSE(bind.count(m.graph.value(gi.value).name)) << "a bound input stayed an input";

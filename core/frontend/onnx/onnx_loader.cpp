@@ -73,10 +73,8 @@ DType onnxDType(int onnxType, const std::string& where) {
 Tensor onnxTensorOf(const onnx::TensorProto& t, const std::string& where) {
   DType dt = onnxDType(t.data_type(), where);
   std::vector<int64_t> sizes(t.dims().begin(), t.dims().end());
-  int64_t n = 1;  // checked: a corrupt file may claim any dims
-  for (int64_t d : sizes)
-    if (d < 0 || (d > 0 && n > kMaxImportedElements / d)) throw Error(where + ": tensor '" + t.name() + "' has dims that are negative or too large");
-    else n *= d;
+  std::optional<int64_t> n = numelWithin(sizes, kMaxImportedElements);  // a corrupt file may claim any dims
+  if (!n) throw Error(where + ": tensor '" + t.name() + "' has dims that are negative or too large");
   if (t.data_location() == onnx::TensorProto::EXTERNAL) throw Error(where + ": tensors stored in external files are not supported");
   std::vector<double> v;
   const std::string& raw = t.raw_data();
@@ -108,8 +106,8 @@ Tensor onnxTensorOf(const onnx::TensorProto& t, const std::string& where) {
     else
       for (int32_t x : t.int32_data()) v.push_back(x);
   }
-  if (static_cast<int64_t>(v.size()) != n)
-    throw Error(where + ": tensor '" + t.name() + "' has " + std::to_string(v.size()) + " values for shape of " + std::to_string(n));
+  if (static_cast<int64_t>(v.size()) != *n)
+    throw Error(where + ": tensor '" + t.name() + "' has " + std::to_string(v.size()) + " values for shape of " + std::to_string(*n));
   return Tensor(dt, sizes, std::move(v));
 }
 

@@ -13,12 +13,7 @@ namespace fusebox {
 
 namespace {
 
-TensorType typeOfTensor(const Tensor& t) {
-  TensorType type;
-  type.dtype = t.dtype;
-  for (int64_t s : t.sizes) type.shape.push_back(Dim(s));
-  return type;
-}
+TensorType typeOfTensor(const Tensor& t) { return {t.dtype, shapeOf(t.sizes)}; }
 
 }  // namespace
 
@@ -48,9 +43,12 @@ ValueId OnnxContext::constantValue(Tensor t) {
   return value(name);
 }
 
-void OnnxContext::checkBuildable(int64_t elements, const char* what) {
-  if (elements < 0 || elements > kMaxFoldedElements)
-    throw OnnxUnsupported(std::string(what) + " of " + std::to_string(elements) + " elements is too large to build at import (limit 2^24)");
+void OnnxContext::checkBuildable(const std::vector<int64_t>& sizes, const std::string& what) {
+  if (!numelWithin(sizes, kMaxFoldedElements)) {
+    std::string dims;
+    for (int64_t d : sizes) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    throw OnnxUnsupported(what + " of [" + dims + "] is too large to build at import (limit 2^24 elements)");
+  }
 }
 
 ValueId OnnxNode::in(int i) {
@@ -58,7 +56,12 @@ ValueId OnnxNode::in(int i) {
   return cx.value(n.input(i));
 }
 bool OnnxNode::has(int i) const { return i < n.input_size() && !n.input(i).empty(); }
-bool OnnxNode::isConstant(int i) const { return has(i) && cx.constants.count(n.input(i)); }
+
+TensorType OnnxNode::inType(int i) const {
+  if (!has(i)) throw OnnxUnsupported("input " + std::to_string(i) + " is required");
+  if (auto c = cx.constants.find(n.input(i)); c != cx.constants.end()) return typeOfTensor(c->second);
+  return cx.graph.type(cx.value(n.input(i)));
+}
 
 std::vector<int64_t> OnnxNode::intsInput(int i, const char* what) {
   std::vector<int64_t> v;
@@ -66,13 +69,9 @@ std::vector<int64_t> OnnxNode::intsInput(int i, const char* what) {
   return v;
 }
 
-std::vector<int64_t> OnnxNode::sizes(ValueId v) const {
-  std::vector<int64_t> out;
-  for (const Dim& d : shape(v)) {
-    if (!d.isConstant()) throw OnnxUnsupported("symbolic shapes are not imported");
-    out.push_back(d.value());
-  }
-  return out;
+std::vector<int64_t> OnnxNode::sizesOf(const Shape& s) {
+  if (!isConcrete(s)) throw OnnxUnsupported("symbolic shapes are not imported");
+  return concreteSizes(s);
 }
 
 int64_t OnnxNode::axis(int64_t a, size_t r) const {
@@ -110,22 +109,28 @@ ValueId OnnxNode::emit(const std::string& op, std::vector<ValueId> ins, AttrMap 
   return v;
 }
 
-int64_t checkedNumel(const std::vector<int64_t>& sizes, const std::string& what) {
+std::optional<int64_t> numelWithin(const std::vector<int64_t>& sizes, int64_t limit) {
   int64_t n = 1;
   for (int64_t d : sizes) {
-    if (d < 0) throw Error(what + " has a negative dim");
-    if (d > 0 && n > kMaxImportedElements / d) throw Error(what + " has more than 2^31 elements");
+    if (d < 0 || (d > 0 && n > limit / d)) return std::nullopt;
     n *= d;
   }
   return n;
+}
+
+int64_t checkedNumel(const std::vector<int64_t>& sizes, const std::string& what) {
+  for (int64_t d : sizes)
+    if (d < 0) throw Error(what + " has a negative dim");
+  std::optional<int64_t> n = numelWithin(sizes, kMaxImportedElements);
+  if (!n) throw Error(what + " has more than 2^31 elements");
+  return *n;
 }
 ValueId OnnxNode::scalar(double v, DType t) { return cx.builder.scalar(v, t); }
 
 ValueId OnnxNode::reshape(ValueId x, const std::vector<int64_t>& s) {
   if (checkedNumel(s, "the new shape") != checkedNumel(sizes(x), "the input"))
     throw Error("cannot reshape " + shapeStr(shape(x)) + " to " + std::to_string(s.size()) + " dims of another element count");
-  Shape shape;
-  for (int64_t d : s) shape.push_back(Dim(d));
+  Shape shape = shapeOf(s);
   if (shape == this->shape(x)) return x;
   return emit("reshape", {x}, {{"shape", shape}});
 }
@@ -141,9 +146,7 @@ ValueId OnnxNode::padDim(ValueId x, size_t dim, int64_t lo, int64_t hi, double v
   auto fill = [&](int64_t count) {
     std::vector<int64_t> fs = sizes(x);
     fs[dim] = count;
-    Shape shape;
-    for (int64_t v : fs) shape.push_back(Dim(v));
-    return emit("full", {}, {{"shape", shape}, {"value", value}, {"dtype", std::string(dtypeName(dtype(x)))}});
+    return emit("full", {}, {{"shape", shapeOf(fs)}, {"value", value}, {"dtype", std::string(dtypeName(dtype(x)))}});
   };
   if (lo > 0) parts.push_back(fill(lo));
   parts.push_back(x);
@@ -152,7 +155,7 @@ ValueId OnnxNode::padDim(ValueId x, size_t dim, int64_t lo, int64_t hi, double v
 }
 
 ValueId OnnxNode::iota(int64_t count, size_t dim, size_t r, DType t) {
-  OnnxContext::checkBuildable(count, "an index table");
+  OnnxContext::checkBuildable({count}, "an index table");
   std::vector<int64_t> s(r, 1);
   s[dim] = count;
   std::vector<double> v;
@@ -171,15 +174,6 @@ const OnnxImporters& importers() {
     return t;
   }();
   return m;
-}
-
-bool smallEnoughToFold(const Shape& s) {
-  int64_t n = 1;
-  for (const Dim& d : s) {
-    if (!d.isConstant() || d.value() < 0 || (d.value() > 0 && n > kMaxFoldedElements / d.value())) return false;
-    n *= d.value();
-  }
-  return n <= kMaxFoldedElements;
 }
 
 // Ops whose outputs are known at import time from attributes, constant inputs or static shapes.
@@ -205,7 +199,7 @@ const std::map<std::string, ConstantMaker>& constantMakers() {
       {"Constant", constantNode},
       {"Shape",
        [](OnnxNode& c) {
-         std::vector<int64_t> s = c.sizes(c.in(0));
+         std::vector<int64_t> s = OnnxNode::sizesOf(c.inType(0).shape);
          int64_t r = static_cast<int64_t>(s.size());
          auto clampAxis = [r](int64_t a) { return std::clamp(a < 0 ? a + r : a, int64_t{0}, r); };
          int64_t start = clampAxis(c.attrInt("start", 0)), end = clampAxis(c.attrInt("end", r));
@@ -213,13 +207,11 @@ const std::map<std::string, ConstantMaker>& constantMakers() {
          for (int64_t i = start; i < end; ++i) v.push_back(static_cast<double>(s[static_cast<size_t>(i)]));
          return Tensor(DType::I64, {static_cast<int64_t>(v.size())}, v);
        }},
-      {"Size", [](OnnxNode& c) { return Tensor(DType::I64, {}, {static_cast<double>(numelOf(c.sizes(c.in(0))))}); }},
+      {"Size", [](OnnxNode& c) { return Tensor(DType::I64, {}, {static_cast<double>(numelOf(OnnxNode::sizesOf(c.inType(0).shape)))}); }},
       {"ConstantOfShape",
        [](OnnxNode& c) {
          std::vector<int64_t> s = c.intsInput(0, "the shape input");
-         Shape shape;
-         for (int64_t d : s) shape.push_back(Dim(d));
-         if (!smallEnoughToFold(shape)) throw OnnxUnsupported("ConstantOfShape of " + shapeStr(shape) + " is too large to build at import");
+         OnnxContext::checkBuildable(s, "ConstantOfShape");
          Tensor fill(DType::F32, {1}, {0.0});
          if (const auto* a = c.attr("value")) fill = onnxTensorOf(a->t(), c.cx.file + ": ConstantOfShape value");
          if (fill.data.empty()) throw Error("ConstantOfShape's value is empty");
@@ -227,10 +219,11 @@ const std::map<std::string, ConstantMaker>& constantMakers() {
        }},
       {"EyeLike",
        [](OnnxNode& c) {
-         std::vector<int64_t> s = c.sizes(c.in(0));
+         TensorType in = c.inType(0);
+         std::vector<int64_t> s = OnnxNode::sizesOf(in.shape);
          if (s.size() != 2) throw OnnxUnsupported("EyeLike needs a 2-D input");
-         if (!smallEnoughToFold(c.shape(c.in(0)))) throw OnnxUnsupported("EyeLike of " + shapeStr(c.shape(c.in(0))) + " is too large to build at import");
-         DType t = c.attr("dtype") ? onnxDType(static_cast<int>(c.attrInt("dtype", 1)), "EyeLike") : c.dtype(c.in(0));
+         OnnxContext::checkBuildable(s, "EyeLike");
+         DType t = c.attr("dtype") ? onnxDType(static_cast<int>(c.attrInt("dtype", 1)), "EyeLike") : in.dtype;
          Tensor out(t, s);
          int64_t k = c.attrInt("k", 0);
          for (int64_t i = 0; i < s[0]; ++i)
@@ -290,8 +283,8 @@ bool fold(OnnxContext& cx, const onnx::NodeProto& n, const OnnxImporter& importe
   for (const GraphInput& in : g.inputs()) {
     if (in.role == InputRole::Param) inputs.push_back(makeTensor(g.value(in.value).type, in.init, 0));
   }
-  for (ValueId v : outs)
-    if (!smallEnoughToFold(g.type(v).shape)) return false;
+  for (ValueId v : outs)  // larger results stay ops of the graph
+    if (!numelWithin(OnnxNode::sizesOf(g.type(v).shape), kMaxFoldedElements)) return false;
   g.setOutputs(outs);
   std::vector<Tensor> results = interpret(g, inputs);
   for (size_t i = 0; i < results.size() && i < static_cast<size_t>(n.output_size()); ++i)

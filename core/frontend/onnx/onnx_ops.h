@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -52,8 +53,9 @@ struct OnnxContext {
   const Tensor& constant(const std::string& name, const char* what);
   // A tensor the importer builds (a mask, an index table) as a param of the graph.
   ValueId constantValue(Tensor t);
-  // Throws OnnxUnsupported before the importer builds a table of more than kMaxFoldedElements.
-  static void checkBuildable(int64_t elements, const char* what);
+  // Throws OnnxUnsupported before the importer builds a table of `sizes` with more than
+  // kMaxFoldedElements elements.
+  static void checkBuildable(const std::vector<int64_t>& sizes, const std::string& what);
 };
 
 // One node being imported: its inputs, attributes and emit helpers.
@@ -63,10 +65,13 @@ struct OnnxNode {
 
   ValueId in(int i);
   bool has(int i) const;  // input i is given (not missing or empty)
-  bool isConstant(int i) const;
   std::vector<int64_t> intsInput(int i, const char* what);  // a constant integer input
+  // Input i's type without making a constant input a graph input (Shape, Size, EyeLike read only this).
+  TensorType inType(int i) const;
   const Shape& shape(ValueId v) const { return cx.graph.type(v).shape; }
-  std::vector<int64_t> sizes(ValueId v) const;  // concrete sizes (symbolic shapes are not imported)
+  // Concrete sizes (symbolic shapes are not imported: OnnxUnsupported).
+  static std::vector<int64_t> sizesOf(const Shape& s);
+  std::vector<int64_t> sizes(ValueId v) const { return sizesOf(shape(v)); }
   DType dtype(ValueId v) const { return cx.graph.type(v).dtype; }
   size_t rank(ValueId v) const { return shape(v).size(); }
   int64_t axis(int64_t a, size_t rank) const;  // negative axes count from the end
@@ -91,8 +96,11 @@ using OnnxOutputs = std::vector<ValueId>;
 using OnnxImporter = std::function<OnnxOutputs(OnnxNode&)>;
 using OnnxImporters = std::map<std::string, OnnxImporter>;
 
+// The element count of `sizes` when no dim is negative and the count is at most `limit`
+// (computed without overflow, whatever the file says).
+std::optional<int64_t> numelWithin(const std::vector<int64_t>& sizes, int64_t limit);
 // The element count of `sizes`, or Error naming `what` when a dim is negative or the count
-// exceeds kMaxImportedElements (no overflow on any input).
+// exceeds kMaxImportedElements.
 int64_t checkedNumel(const std::vector<int64_t>& sizes, const std::string& what);
 
 void addMathImporters(OnnxImporters& m);

@@ -2,10 +2,10 @@
 // registry has no op of its own, so every stage handles them).
 #include <onnx/onnx_pb.h>
 
-#include <algorithm>
 #include <cmath>
 
 #include "core/frontend/onnx/onnx_ops.h"
+#include "core/ops/shape_rules.h"
 
 namespace fusebox {
 
@@ -21,19 +21,18 @@ OnnxImporter unaryOf(std::function<ValueId(OnnxNode&, ValueId)> f) {
   };
 }
 
-// The axes, keepdims and the no-op case of an ONNX reduction (axes as an input from opset 13 for
-// ReduceSum and from 18 for the others).
+// The axes, keepdims and the no-op case of an ONNX reduction. Axes come as an input from
+// `axesInputOpset` on (13 for ReduceSum, 18 for the others), as an attribute before.
 struct Reduction {
   Ints axes;
   bool keepdim = true;
   bool noop = false;  // empty axes with noop_with_empty_axes: the elementwise part only
 };
 
-Reduction reductionOf(OnnxNode& c, ValueId x, bool sum) {
+Reduction reductionAttrs(OnnxNode& c, ValueId x, int64_t axesInputOpset) {
   Reduction r;
   r.axes = c.attrInts("axes");
-  bool axesInput = (sum && c.cx.opset >= 13) || c.cx.opset >= 18;
-  if (axesInput && c.has(1)) r.axes = c.intsInput(1, "axes");
+  if (c.cx.opset >= axesInputOpset && c.has(1)) r.axes = c.intsInput(1, "axes");
   r.keepdim = c.attrInt("keepdims", 1) != 0;
   if (r.axes.empty() && c.attrInt("noop_with_empty_axes", 0)) r.noop = true;
   for (int64_t& a : r.axes) a = c.axis(a, c.rank(x));
@@ -43,11 +42,11 @@ Reduction reductionOf(OnnxNode& c, ValueId x, bool sum) {
 }
 
 // A reduction `op` of pre(x), then post(): the L1/L2/log-sum family.
-OnnxImporter reductionOf(const std::string& op, std::function<ValueId(OnnxNode&, ValueId)> pre = nullptr,
+OnnxImporter reductionOf(const std::string& op, int64_t axesInputOpset, std::function<ValueId(OnnxNode&, ValueId)> pre = nullptr,
                          std::function<ValueId(OnnxNode&, ValueId)> post = nullptr) {
   return [=](OnnxNode& c) -> OnnxOutputs {
     ValueId x = c.in(0);
-    Reduction r = reductionOf(c, x, op == "sum" && !pre && !post);
+    Reduction r = reductionAttrs(c, x, axesInputOpset);
     if (pre) x = pre(c, x);
     if (r.noop) return {post ? post(c, x) : x};
     ValueId y = c.emit(op, {x}, {{"dim", r.axes}, {"keepdim", r.keepdim}});
@@ -60,19 +59,14 @@ ValueId square(OnnxNode& c, ValueId x) { return c.emit("mul", {x, x}); }
 // log(sum(exp(x))) with the max subtracted first (exp of large inputs would overflow).
 OnnxOutputs logSumExp(OnnxNode& c) {
   ValueId x = c.in(0);
-  Reduction r = reductionOf(c, x, false);
+  Reduction r = reductionAttrs(c, x, 18);
   if (r.noop) return {x};
   ValueId m = c.emit("amax", {x}, {{"dim", r.axes}, {"keepdim", true}});
   // An all -inf slice has max -inf: shift by 0 there so that the result is -inf, not NaN.
   m = c.emit("where", {c.emit("eq", {m, c.scalar(-INFINITY, c.dtype(x))}), c.scalar(0, c.dtype(x)), m});
   ValueId s = c.emit("log", {c.emit("sum", {c.emit("exp", {c.emit("sub", {x, m})})}, {{"dim", r.axes}, {"keepdim", true}})});
   ValueId y = c.emit("add", {s, m});
-  if (r.keepdim) return {y};
-  Ints out;
-  Ints xs = c.sizes(x);
-  for (size_t i = 0; i < xs.size(); ++i)
-    if (std::find(r.axes.begin(), r.axes.end(), static_cast<int64_t>(i)) == r.axes.end()) out.push_back(xs[i]);
-  return {c.reshape(y, out)};
+  return {r.keepdim ? y : c.reshape(y, OnnxNode::sizesOf(reducedShape(c.shape(x), r.axes, false)))};
 }
 
 ValueId softplus(OnnxNode& c, ValueId x) {  // relu(x) + log(1 + exp(-|x|)): no overflow
@@ -107,6 +101,8 @@ OnnxImporter variadic(const char* op) {
 ValueId arcSine(OnnxNode& c, ValueId x) {  // atan(x / sqrt(1 - x^2)); +-1 give +-inf inside, +-pi/2 out
   return c.emit("atan", {c.emit("div", {x, c.emit("sqrt", {c.emit("sub", {c.scalar(1, c.dtype(x)), c.emit("mul", {x, x})})})})});
 }
+
+ValueId ceiling(OnnxNode& c, ValueId x) { return c.emit("neg", {c.emit("floor", {c.emit("neg", {x})})}); }
 
 ValueId boolConst(OnnxNode& c, bool v) { return c.scalar(v ? 1 : 0, DType::Bool); }
 
@@ -184,7 +180,7 @@ void addMathImporters(OnnxImporters& m) {
     ValueId negOrZero = c.emit("where", {c.emit("lt", {x, c.scalar(0, t)}), c.scalar(-1, t), c.scalar(0, t)});
     return {c.emit("where", {c.emit("gt", {x, c.scalar(0, t)}), c.scalar(1, t), negOrZero})};
   };
-  m["Ceil"] = unaryOf([](OnnxNode& c, ValueId x) { return c.emit("neg", {c.emit("floor", {c.emit("neg", {x})})}); });
+  m["Ceil"] = unaryOf(ceiling);
   m["Tan"] = unaryOf([](OnnxNode& c, ValueId x) { return c.emit("div", {c.emit("sin", {x}), c.emit("cos", {x})}); });
   m["Asin"] = unaryOf(arcSine);
   m["Acos"] = unaryOf([](OnnxNode& c, ValueId x) { return c.emit("sub", {c.scalar(M_PI / 2, c.dtype(x)), arcSine(c, x)}); });
@@ -198,9 +194,8 @@ void addMathImporters(OnnxImporters& m) {
     DType wide = isFloating(t) ? t : DType::F64;
     ValueId x = c.cast(a, wide), y = c.cast(b, wide);
     ValueId q = c.emit("div", {x, y});
-    ValueId whole = fmod ? c.emit("where", {c.emit("lt", {q, c.scalar(0, wide)}), c.emit("neg", {c.emit("floor", {c.emit("neg", {q})})}),
-                                             c.emit("floor", {q})})
-                         : c.emit("floor", {q});
+    ValueId floor = c.emit("floor", {q});
+    ValueId whole = fmod ? c.emit("where", {c.emit("lt", {q, c.scalar(0, wide)}), ceiling(c, q), floor}) : floor;  // trunc or floor
     return {c.cast(c.emit("sub", {x, c.emit("mul", {y, whole})}), t)};
   };
   // Hyperbolic functions and their inverses from exp, log and sqrt.
@@ -267,14 +262,14 @@ void addMathImporters(OnnxImporters& m) {
     return {c.emit("where", {isPos, boolConst(c, false), boolConst(c, false)})};  // neither: all false
   };
 
-  m["ReduceSum"] = reductionOf("sum");
-  m["ReduceMean"] = reductionOf("mean");
-  m["ReduceMax"] = reductionOf("amax");
-  m["ReduceMin"] = reductionOf("amin");
-  m["ReduceL1"] = reductionOf("sum", [](OnnxNode& c, ValueId x) { return c.emit("abs", {x}); });
-  m["ReduceL2"] = reductionOf("sum", square, [](OnnxNode& c, ValueId y) { return c.emit("sqrt", {y}); });
-  m["ReduceSumSquare"] = reductionOf("sum", square);
-  m["ReduceLogSum"] = reductionOf("sum", nullptr, [](OnnxNode& c, ValueId y) { return c.emit("log", {y}); });
+  m["ReduceSum"] = reductionOf("sum", 13);
+  m["ReduceMean"] = reductionOf("mean", 18);
+  m["ReduceMax"] = reductionOf("amax", 18);
+  m["ReduceMin"] = reductionOf("amin", 18);
+  m["ReduceL1"] = reductionOf("sum", 18, [](OnnxNode& c, ValueId x) { return c.emit("abs", {x}); });
+  m["ReduceL2"] = reductionOf("sum", 18, square, [](OnnxNode& c, ValueId y) { return c.emit("sqrt", {y}); });
+  m["ReduceSumSquare"] = reductionOf("sum", 18, square);
+  m["ReduceLogSum"] = reductionOf("sum", 18, nullptr, [](OnnxNode& c, ValueId y) { return c.emit("log", {y}); });
   m["ReduceLogSumExp"] = logSumExp;
 }
 

@@ -33,7 +33,8 @@ struct Window {
   bool oneD = false;
 };
 
-Window windowOf(OnnxNode& c, const Ints& spatial, const Ints& kernel, bool ceilAllowed) {
+// Pooling windows may use ceil_mode but not dilations; convolution windows the other way round.
+Window windowOf(OnnxNode& c, const Ints& spatial, const Ints& kernel, bool pooling) {
   size_t n = spatial.size();
   if (n != 1 && n != 2) throw OnnxUnsupported(std::to_string(n) + "-D windows are not supported (1-D and 2-D only)");
   Window w;
@@ -46,7 +47,10 @@ Window windowOf(OnnxNode& c, const Ints& spatial, const Ints& kernel, bool ceilA
     throw Error("kernel_shape, strides, dilations and pads must match the " + std::to_string(n) + " spatial dims");
   std::string autoPad = c.attrString("auto_pad", "NOTSET");
   bool ceil = c.attrInt("ceil_mode", 0) != 0;
-  if (ceil && !ceilAllowed) throw OnnxUnsupported("ceil_mode=1 is not supported here");
+  if (ceil && !pooling) throw OnnxUnsupported("ceil_mode=1 is not supported here");
+  if (pooling)
+    for (int64_t d : w.dilation)
+      if (d != 1) throw OnnxUnsupported("dilated pooling is not supported");
   for (size_t i = 0; i < n; ++i) {
     int64_t in = spatial[i], keff = (kernel[i] - 1) * w.dilation[i] + 1, s = w.stride[i];
     int64_t lo = pads[i], hi = pads[i + n], extra = 0;
@@ -123,8 +127,6 @@ OnnxOutputs maxPool(OnnxNode& c) {
   ValueId x = c.in(0);
   if (!isFloating(c.dtype(x))) throw OnnxUnsupported("integer max pooling is not supported");
   Window w = windowOf(c, spatialOf(c, x), c.attrInts("kernel_shape"), true);
-  for (int64_t d : w.dilation)
-    if (d != 1) throw OnnxUnsupported("dilated pooling is not supported");
   x = to2d(c, x, w);
   // max_pool2d pads with -inf and allows pads up to half the kernel; anything else is padded here.
   bool direct = symmetric(w) && 2 * w.lo[0] <= w.kernel[0] && 2 * w.lo[1] <= w.kernel[1];
@@ -142,8 +144,6 @@ OnnxOutputs averagePool(OnnxNode& c) {
   ValueId x = c.in(0);
   Ints spatial = spatialOf(c, x);
   Window w = windowOf(c, spatial, c.attrInts("kernel_shape"), true);
-  for (int64_t d : w.dilation)
-    if (d != 1) throw OnnxUnsupported("dilated pooling is not supported");
   bool includePad = c.attrInt("count_include_pad", 0) != 0;
   x = to2d(c, x, w);
   Ints in2 = c.sizes(x);
@@ -157,21 +157,19 @@ OnnxOutputs averagePool(OnnxNode& c) {
   int64_t oh = os[2], ow = os[3], area = w.kernel[0] * w.kernel[1];
   // The pads the user asked for (not ceil_mode's extra) bound what count_include_pad counts.
   Ints userHi{w.hi[0] - w.ceilExtra[0], w.hi[1] - w.ceilExtra[1]};
-  OnnxContext::checkBuildable(oh > 0 && ow > kMaxFoldedElements / oh ? -1 : oh * ow, "a window-count table");
+  OnnxContext::checkBuildable({oh, ow}, "a window-count table");
+  // How many of the window's positions along spatial dim d (0: rows, 1: columns) count for output o.
+  auto counted = [&](size_t d, int64_t o) {
+    int64_t n = 0, first = includePad ? -w.lo[d] : 0, end = in2[d + 2] + (includePad ? userHi[d] : 0);
+    for (int64_t k = 0; k < w.kernel[d]; ++k) {
+      int64_t at = o * w.stride[d] + k - w.lo[d];
+      n += at >= first && at < end;
+    }
+    return n;
+  };
   Tensor count(c.dtype(x), {oh, ow});
   for (int64_t i = 0; i < oh; ++i)
-    for (int64_t j = 0; j < ow; ++j) {
-      int64_t rows = 0, cols = 0;
-      for (int64_t k = 0; k < w.kernel[0]; ++k) {
-        int64_t r = i * w.stride[0] + k - w.lo[0];
-        rows += includePad ? (r >= -w.lo[0] && r < in2[2] + userHi[0]) : (r >= 0 && r < in2[2]);
-      }
-      for (int64_t k = 0; k < w.kernel[1]; ++k) {
-        int64_t col = j * w.stride[1] + k - w.lo[1];
-        cols += includePad ? (col >= -w.lo[1] && col < in2[3] + userHi[1]) : (col >= 0 && col < in2[3]);
-      }
-      count.data[static_cast<size_t>(i * ow + j)] = static_cast<double>(rows * cols);
-    }
+    for (int64_t j = 0; j < ow; ++j) count.data[static_cast<size_t>(i * ow + j)] = static_cast<double>(counted(0, i) * counted(1, j));
   ValueId sum = c.emit("mul", {mean, c.scalar(static_cast<double>(area), c.dtype(x))});
   return {from2d(c, c.emit("div", {sum, c.cx.constantValue(count)}), w)};
 }

@@ -2,9 +2,6 @@
 // padding, tiling, triangular masks and casts.
 #include <onnx/onnx_pb.h>
 
-#include <cmath>
-#include <numeric>
-
 #include "core/frontend/onnx/onnx_ops.h"
 #include "core/ir/error.h"
 
@@ -31,7 +28,6 @@ ValueId permute(OnnxNode& c, ValueId x, const Ints& perm) {
 
 OnnxOutputs slice(OnnxNode& c) {
   ValueId x = c.in(0);
-  Ints s = c.sizes(x);
   Ints starts, ends, axes, steps;
   if (c.cx.opset < 10) {
     starts = c.attrInts("starts");
@@ -50,7 +46,7 @@ OnnxOutputs slice(OnnxNode& c) {
     throw Error("starts, ends, axes and steps must have the same length");
   for (size_t i = 0; i < starts.size(); ++i) {
     if (steps[i] <= 0) throw OnnxUnsupported("negative or zero slice steps are not supported");
-    int64_t a = c.axis(axes[i], s.size());
+    int64_t a = c.axis(axes[i], c.rank(x));
     x = c.emit("slice", {x}, {{"dim", a}, {"start", starts[i]}, {"end", ends[i]}, {"step", steps[i]}});
   }
   return {x};
@@ -134,9 +130,7 @@ OnnxOutputs tile(OnnxNode& c) {
     expanded.insert(expanded.end(), {reps[i], s[i]});
     out.push_back(reps[i] * s[i]);
   }
-  Shape e;
-  for (int64_t d : expanded) e.push_back(Dim(d));
-  return {c.reshape(c.emit("expand", {c.reshape(x, interleaved)}, {{"shape", e}}), out)};
+  return {c.reshape(c.emit("expand", {c.reshape(x, interleaved)}, {{"shape", shapeOf(expanded)}}), out)};
 }
 
 OnnxOutputs expand(OnnxNode& c) {  // bidirectional broadcast of x and the given shape
@@ -193,7 +187,7 @@ OnnxOutputs trilu(OnnxNode& c) {
   if (s.size() < 2) throw Error("Trilu needs at least 2 dims");
   bool upper = c.attrInt("upper", 1) != 0;
   int64_t rows = s[s.size() - 2], cols = s.back();
-  OnnxContext::checkBuildable(rows > 0 && cols > kMaxFoldedElements / rows ? -1 : rows * cols, "a triangular mask");
+  OnnxContext::checkBuildable({rows, cols}, "a triangular mask");
   Tensor diagonal(DType::I64, {rows, cols});  // col - row
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) diagonal.data[static_cast<size_t>(i * cols + j)] = static_cast<double>(j - i);
@@ -252,7 +246,7 @@ OnnxOutputs cumSum(OnnxNode& c) {
   int64_t axis = c.axis(c.intsInput(1, "CumSum's axis").at(0), s.size());
   bool exclusive = c.attrInt("exclusive", 0), reverse = c.attrInt("reverse", 0);
   int64_t n = s[static_cast<size_t>(axis)], last = static_cast<int64_t>(s.size()) - 1;
-  OnnxContext::checkBuildable(n > 0 && n > kMaxFoldedElements / n ? -1 : n * n, "a running-sum table");
+  OnnxContext::checkBuildable({n, n}, "a running-sum table");
   Tensor tri(DType::Bool, {n, n});
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < n; ++j)
