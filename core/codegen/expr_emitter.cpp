@@ -39,11 +39,34 @@ std::string literal(double v, DType t) {
   return s + suffix;
 }
 
-std::string KernelEmitter::emit(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars,
+namespace {
+
+// A copy of `e` whose loads name buffers by their C identifiers.
+LExprPtr withCNames(const LExprPtr& e, const IdentifierTable& ids) {
+  auto copy = std::make_shared<LExpr>(*e);
+  if (e->kind == LExpr::Kind::Load || e->kind == LExpr::Kind::LoadIndirect) copy->op = ids(e->op);
+  for (LExprPtr& a : copy->args) a = withCNames(a, ids);
+  return copy;
+}
+
+bool checksIndices(const LExprPtr& e) {
+  if (e->kind == LExpr::Kind::LoadIndirect) return true;
+  return std::any_of(e->args.begin(), e->args.end(), checksIndices);
+}
+
+}  // namespace
+
+std::string KernelEmitter::emit(const LoopNode& n, const LExprPtr& e, const std::map<std::string, IndexExpr>& vars,
                                 const std::string& indent) {
+  site_ = n.id;
+  return emitExpr(withCNames(e, ids_), vars, indent);
+}
+
+std::string KernelEmitter::emitExpr(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars,
+                                    const std::string& indent) {
   std::vector<std::string> kids;
   kids.reserve(e->args.size());
-  for (const LExprPtr& a : e->args) kids.push_back(emit(a, vars, indent));
+  for (const LExprPtr& a : e->args) kids.push_back(emitExpr(a, vars, indent));
   std::string key = std::to_string(static_cast<int>(e->kind)) + e->op + std::string(dtypeName(e->dtype));
   if (e->kind == LExpr::Kind::Constant) key += std::to_string(e->value);
   if (e->kind == LExpr::Kind::Load || e->kind == LExpr::Kind::LoadIndirect || e->kind == LExpr::Kind::Index ||
@@ -78,9 +101,9 @@ std::string KernelEmitter::compute(const LExprPtr& e, const std::vector<std::str
       if (auto it = aliases_.find(text); it != aliases_.end()) return it->second;
       return text;
     }
-    case LExpr::Kind::LoadIndirect:
-      return e->op + "[" + e->index.substitute(vars).str() + " + " + std::to_string(e->stride) + " * (fb_i64)(" +
-             arg(0) + ")]";
+    case LExpr::Kind::LoadIndirect:  // an index outside [0, extent) is reported and read as 0
+      return e->op + "[" + e->index.substitute(vars).str() + " + " + std::to_string(e->stride) + " * fb_check_index((fb_i64)(" +
+             arg(0) + "), " + std::to_string(e->extent) + ", " + std::to_string(site_) + ")]";
     case LExpr::Kind::Constant:
       return literal(e->value, e->dtype);
     case LExpr::Kind::Index:
@@ -160,6 +183,14 @@ bool prefersColumnLoop(const LoopProgram& p, const Kernel& k, int64_t M, int64_t
   return contiguousInM;
 }
 
+std::map<int, std::string> indexCheckSites(const LoopProgram& p, const std::function<std::string(NodeId)>& describeTraced) {
+  std::map<int, std::string> sites;
+  for (const LoopNode& n : p.nodes)
+    if ((n.kind == LoopNode::Kind::Extern && n.externOp == "index_add") || (n.body && checksIndices(n.body)))
+      sites[n.id] = describeLoopNode(n, describeTraced);
+  return sites;
+}
+
 std::string describeLoopNode(const LoopNode& n, const std::function<std::string(NodeId)>& describeTraced) {
   std::string s = "n" + std::to_string(n.id) + " " + n.output;
   if (!n.scope.empty()) s += " [" + n.scope + "]";
@@ -173,39 +204,33 @@ std::string describeLoopNode(const LoopNode& n, const std::function<std::string(
 
 void emitLoopItem(std::ostringstream& body, KernelEmitter& em, const LoopNode& n, const std::map<std::string, IndexExpr>& vars,
                   const std::string& indent, bool stored, const std::string& acc) {
-  std::string v = em.emit(withCNames(n.body), vars, indent);
+  std::string v = em.emit(n, n.body, vars, indent);
   if (n.kind == LoopNode::Kind::Reduction) {
     body << indent << reduceCombine(n, acc, v) << ";\n";
     return;
   }
-  if (stored) body << indent << cName(n.output) << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
-  em.publish(cName(n.output), v, true);
+  const std::string& out = em.ids()(n.output);
+  if (stored) body << indent << out << "[" << storeIndexOf(n).substitute(vars).str() << "] = " << v << ";\n";
+  em.publish(out, v, true);
 }
 
 std::string bufferPointerDecls(const LoopProgram& p, const Kernel& k, const std::map<std::string, int>& slot,
-                               const std::string& restrictWord) {
+                               const std::string& restrictWord, const IdentifierTable& ids) {
   std::set<std::string> used(k.readBuffers.begin(), k.readBuffers.end());
   used.insert(k.storedBuffers.begin(), k.storedBuffers.end());
   std::set<std::string> written(k.storedBuffers.begin(), k.storedBuffers.end());
   std::string s;
   for (const std::string& b : used) {
     std::string t = ctype(p.buffer(b).dtype), c = written.count(b) ? "" : "const ";
-    s += "  " + c + t + "* " + restrictWord + " " + cName(b) + " = (" + c + t + "*)bufs[" + std::to_string(slot.at(b)) + "];\n";
+    s += "  " + c + t + "* " + restrictWord + " " + ids(b) + " = (" + c + t + "*)bufs[" + std::to_string(slot.at(b)) + "];\n";
   }
   return s;
 }
 
-std::string cName(const std::string& buffer) {
-  std::string s = "b_";
-  for (char c : buffer) s += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
-  return s;
-}
-
-LExprPtr withCNames(const LExprPtr& e) {
-  auto copy = std::make_shared<LExpr>(*e);
-  if (e->kind == LExpr::Kind::Load || e->kind == LExpr::Kind::LoadIndirect) copy->op = cName(e->op);
-  for (LExprPtr& a : copy->args) a = withCNames(a);
-  return copy;
+IdentifierTable bufferIdentifiers(const LoopProgram& p) {
+  std::vector<std::string> names;
+  for (const Buffer& b : p.buffers) names.push_back(b.name);
+  return IdentifierTable(names, "b_");
 }
 
 }  // namespace fusebox

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/codegen/source_text.h"
 #include "core/loopir/loop_ir.h"
 #include "core/schedule/schedule.h"
 
@@ -20,8 +21,12 @@ std::string literal(double v, DType t);
 
 class KernelEmitter {
 public:
-  explicit KernelEmitter(std::ostringstream& os) : os_(os) {}
-  std::string emit(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars, const std::string& indent);
+  // `ids` names the program's buffers in generated code (bufferIdentifiers).
+  KernelEmitter(std::ostringstream& os, const IdentifierTable& ids) : os_(os), ids_(ids) {}
+  // Emits `e`, an expression of node `n` (its body, or a part of it), and returns the register or
+  // literal holding its value. Data-dependent indices are range-checked; a fault names `n`.
+  std::string emit(const LoopNode& n, const LExprPtr& e, const std::map<std::string, IndexExpr>& vars, const std::string& indent);
+  const IdentifierTable& ids() const { return ids_; }
   void resetCse() { cse_.clear(); }
   void publish(const std::string& buffer, const std::string& name, bool perElement);
   void forgetPerElement();
@@ -31,9 +36,12 @@ public:
   void clearAliases() { aliases_.clear(); }
 
 private:
+  std::string emitExpr(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars, const std::string& indent);
   std::string compute(const LExprPtr& e, const std::vector<std::string>& kids, const std::map<std::string, IndexExpr>& vars);
 
   std::ostringstream& os_;
+  const IdentifierTable& ids_;
+  int site_ = 0;  // the loop node whose expression is being emitted
   std::map<std::string, std::string> cse_;
   std::map<std::string, std::string> published_;
   std::set<std::string> perElement_;
@@ -49,8 +57,12 @@ std::string reduceCombine(const LoopNode& n, const std::string& acc, const std::
 // rows) walk memory with a large stride along k; advancing consecutive rows m together makes the
 // innermost accesses contiguous (a vectorized loop on the CPU, coalesced threads on the GPU).
 bool prefersColumnLoop(const LoopProgram& p, const Kernel& k, int64_t M, int64_t K);
-// "n3 buf3 [ln] from layer_norm @m.fbx:6:9": how generated code comments name a loop-IR node.
+// "n3 buf3 [ln] from layer_norm @m.fbx:6:9": how generated code comments and run-time errors
+// name a loop-IR node. Raw model text: pass it through commentText before it enters source.
 std::string describeLoopNode(const LoopNode& n, const std::function<std::string(NodeId)>& describeTraced);
+// The nodes whose generated code checks data-dependent indices (gathers, index_add), each with
+// its description: a run-time index fault reports the node by id, the runtime names it from here.
+std::map<int, std::string> indexCheckSites(const LoopProgram& p, const std::function<std::string(NodeId)>& describeTraced);
 
 // Emits one per-point item of a loop body: a reduction's body folded into `acc` (the
 // accumulator's name), or a pointwise value stored when `stored` and published for later items.
@@ -61,11 +73,10 @@ void emitLoopItem(std::ostringstream& body, KernelEmitter& em, const LoopNode& n
 // excluded), read from the buffer table `bufs` at their slots; `restrictWord` is "__restrict"
 // (C++) or "__restrict__" (CUDA).
 std::string bufferPointerDecls(const LoopProgram& p, const Kernel& k, const std::map<std::string, int>& slot,
-                               const std::string& restrictWord);
+                               const std::string& restrictWord, const IdentifierTable& ids);
 
-// The C identifier of a buffer in generated code ("b_fc1_weight").
-std::string cName(const std::string& buffer);
-// A copy of `e` whose loads use cName(buffer).
-LExprPtr withCNames(const LExprPtr& e);
+// The C identifiers of a program's buffers ("fc1.weight" -> "b_fc1_weight"): unique, and made of
+// [A-Za-z0-9_] whatever the model named them. Every other generated name has another prefix.
+IdentifierTable bufferIdentifiers(const LoopProgram& p);
 
 }  // namespace fusebox

@@ -18,7 +18,13 @@ double evalLExpr(const LExpr& e, const std::map<std::string, int64_t>& vars,
     case LExpr::Kind::LoadIndirect: {
       const Tensor& t = *buffers.at(e.op);
       int64_t i = e.index.evaluate(vars);
-      if (e.kind == LExpr::Kind::LoadIndirect) i += e.stride * static_cast<int64_t>(arg(0));
+      if (e.kind == LExpr::Kind::LoadIndirect) {
+        double v = arg(0);
+        if (!(v >= 0 && v < static_cast<double>(e.extent)))
+          throw Error("loop IR: index " + std::to_string(static_cast<int64_t>(v)) + " into " + e.op + " is out of range [0, " +
+                      std::to_string(e.extent) + ")");
+        i += e.stride * static_cast<int64_t>(v);
+      }
       if (i < 0 || i >= t.numel()) throw Error("loop IR: load of " + e.op + " at " + std::to_string(i) + " is out of bounds");
       return t.data[i];
     }

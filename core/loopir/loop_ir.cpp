@@ -32,13 +32,14 @@ LExprPtr LExpr::load(const std::string& buffer, DType t, IndexExpr index) {
   return e;
 }
 
-LExprPtr LExpr::loadIndirect(const std::string& buffer, DType t, IndexExpr base, int64_t stride, LExprPtr value) {
+LExprPtr LExpr::loadIndirect(const std::string& buffer, DType t, IndexExpr base, int64_t stride, int64_t extent, LExprPtr value) {
   auto e = std::make_shared<LExpr>();
   e->kind = Kind::LoadIndirect;
   e->op = buffer;
   e->dtype = t;
   e->index = std::move(base);
   e->stride = stride;
+  e->extent = extent;
   e->args = {std::move(value)};
   return e;
 }

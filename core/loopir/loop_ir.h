@@ -60,12 +60,13 @@ struct LExpr {
   double value = 0;          // Constant
   int64_t seed = 0;          // Random
   int64_t stride = 0;        // LoadIndirect: stride of the gathered dimension
+  int64_t extent = 0;        // LoadIndirect: its size; an index outside [0, extent) is an error
   IndexExpr index;           // Load / LoadIndirect (base) / Index / Random
   std::vector<LExprPtr> args;
 
   static LExprPtr load(const std::string& buffer, DType t, IndexExpr index);
-  // buffer[base + stride * (int)value]
-  static LExprPtr loadIndirect(const std::string& buffer, DType t, IndexExpr base, int64_t stride, LExprPtr value);
+  // buffer[base + stride * (int)value], value in [0, extent)
+  static LExprPtr loadIndirect(const std::string& buffer, DType t, IndexExpr base, int64_t stride, int64_t extent, LExprPtr value);
   static LExprPtr constant(double v, DType t);
   static LExprPtr unary(const std::string& op, LExprPtr a, DType t);
   static LExprPtr binary(const std::string& op, LExprPtr a, LExprPtr b, DType t);

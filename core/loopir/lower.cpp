@@ -45,11 +45,11 @@ const char* const kGatherVar = "gather_";
 // `e` with every load that depends on the coordinate variable `coord` turned into an indirect
 // load at `value`, or nullopt when some use of it is not a plain linear term of a load index
 // (a div/mod of it, through a reshape, or an iota of it).
-std::optional<LExprPtr> withIndirectCoordinate(const LExprPtr& e, const IndexExpr& coord, const LExprPtr& value) {
+std::optional<LExprPtr> withIndirectCoordinate(const LExprPtr& e, const IndexExpr& coord, int64_t extent, const LExprPtr& value) {
   const std::string name = coord.variables().at(0);
   auto copy = std::make_shared<LExpr>(*e);
   for (LExprPtr& a : copy->args) {
-    auto r = withIndirectCoordinate(a, coord, value);
+    auto r = withIndirectCoordinate(a, coord, extent, value);
     if (!r) return std::nullopt;
     a = *r;
   }
@@ -59,7 +59,7 @@ std::optional<LExprPtr> withIndirectCoordinate(const LExprPtr& e, const IndexExp
   IndexExpr base = e->index.substitute({{name, IndexExpr(0)}});
   IndexExpr step = e->index.substitute({{name, IndexExpr(1)}}) - base;
   if (!step.isConstant() || e->index != base + step * coord) return std::nullopt;
-  return LExpr::loadIndirect(e->op, e->dtype, base, step.constant(), value);
+  return LExpr::loadIndirect(e->op, e->dtype, base, step.constant(), extent, value);
 }
 
 class Lowerer {
@@ -362,11 +362,12 @@ private:
       // uses that coordinate linearly, its loads become indirect and the source stays inlined
       // (a cross-entropy picks one log-probability per row without writing the whole tensor).
       Loader src = in(n, 0).loader;
-      const IndexExpr picked = IndexExpr::var(kGatherVar, in(n, 0).sizes[d]);
+      const int64_t extent = in(n, 0).sizes[d];
+      const IndexExpr picked = IndexExpr::var(kGatherVar, extent);
       auto inlined = [=](const Index& i) {
         Index j = i;
         j[d] = picked;
-        return withIndirectCoordinate(src(j), picked, indexValue(i));
+        return withIndirectCoordinate(src(j), picked, extent, indexValue(i));
       };
       if (inlined(indexOf(loopVars(out, "x")))) {
         Loader inl = [=](const Index& i) { return *inlined(i); };
@@ -379,7 +380,7 @@ private:
       return finishPointwise(n, pointwise(n, out, dt, [=](const Index& i) {
         Index base = i;
         base[d] = IndexExpr(0);
-        return LExpr::loadIndirect(srcBuf, srcType, linearIndex(base, srcStrides), srcStrides[d], indexValue(i));
+        return LExpr::loadIndirect(srcBuf, srcType, linearIndex(base, srcStrides), srcStrides[d], extent, indexValue(i));
       }));
     }
     if (op == "sum" || op == "amax" || op == "amin") return reduction(n, op == "sum" ? "sum" : op == "amax" ? "max" : "min", out, dt);

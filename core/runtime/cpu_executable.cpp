@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/ir/error.h"
+#include "core/runtime/index_fault.h"
 
 #ifdef FUSEBOX_HAS_OPENBLAS
 extern "C" void openblas_set_num_threads(int);
@@ -156,6 +157,11 @@ void CpuExecutable::run() {
   using Entry = void (*)(const RuntimeAbi*, void* const*);
   reinterpret_cast<Entry>(m.compiled->entry)(&m.abi, m.table.data());
   ++runs_;
+  if (long* f = m.compiled->fault; f && f[0] != 0) {
+    const int64_t fault[3] = {f[0], f[1], f[2]};
+    f[0] = f[1] = f[2] = 0;
+    throwIfIndexFault(fault, m.module.indexChecks);
+  }
 }
 
 std::vector<Tensor> CpuExecutable::outputs() const {

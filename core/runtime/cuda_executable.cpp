@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/ir/error.h"
+#include "core/runtime/index_fault.h"
 
 namespace fusebox {
 
@@ -32,6 +33,7 @@ struct Cuda {
   CUresult (*cuModuleLoadData)(CUmodule*, const void*);
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*);
+  CUresult (*cuModuleGetGlobal)(CUdeviceptr*, size_t*, CUmodule, const char*);
   CUresult (*cuMemAlloc)(CUdeviceptr*, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t);
@@ -74,6 +76,7 @@ Cuda& cuda() {
               resolve(c.lib, "cuDevicePrimaryCtxRetain", c.cuDevicePrimaryCtxRetain) &&
               resolve(c.lib, "cuCtxSetCurrent", c.cuCtxSetCurrent) && resolve(c.lib, "cuModuleLoadData", c.cuModuleLoadData) &&
               resolve(c.lib, "cuModuleUnload", c.cuModuleUnload) && resolve(c.lib, "cuModuleGetFunction", c.cuModuleGetFunction) &&
+              resolve(c.lib, "cuModuleGetGlobal_v2", c.cuModuleGetGlobal) &&
               resolve(c.lib, "cuMemAlloc_v2", c.cuMemAlloc) && resolve(c.lib, "cuMemFree_v2", c.cuMemFree) &&
               resolve(c.lib, "cuMemcpyHtoD_v2", c.cuMemcpyHtoD) && resolve(c.lib, "cuMemcpyDtoH_v2", c.cuMemcpyDtoH) &&
               resolve(c.lib, "cuLaunchKernel", c.cuLaunchKernel) && resolve(c.lib, "cuEventCreate", c.cuEventCreate) &&
@@ -151,6 +154,7 @@ struct CudaExecutable::Impl {
   std::map<std::string, CUfunction> functions;
   std::vector<std::pair<CUevent, CUevent>> events;
   bool tableDirty = true;
+  CUdeviceptr fault = 0;  // the module's fusebox_fault[3]
 };
 
 CudaExecutable::CudaExecutable(const LoopProgram& program, const Schedule& schedule, const CudaModule& module,
@@ -166,6 +170,8 @@ CudaExecutable::CudaExecutable(const LoopProgram& program, const Schedule& sched
     check(c.cuModuleGetFunction(&f, m.mod, e.c_str()), "cuModuleGetFunction(" + e + ")");
     m.functions[e] = f;
   }
+  size_t faultBytes = 0;
+  check(c.cuModuleGetGlobal(&m.fault, &faultBytes, m.mod, "fusebox_fault"), "cuModuleGetGlobal(fusebox_fault)");
   std::map<std::string, std::string> reuses(schedule.memory.reuse.begin(), schedule.memory.reuse.end());
   std::map<std::string, CUdeviceptr> ptr;
   for (const std::string& name : module.bufferOrder) {
@@ -310,7 +316,8 @@ void CudaExecutable::run() {
         int64_t outer = l.ints[0], rows = l.ints[1], n = l.ints[2], inner = l.ints[3];
         void* copyArgs[] = {&x, &idx, &src, &out, &outer, &rows, &n, &inner};
         launch("fb_index_add", l.grid, 256, copyArgs);
-        void* scatterArgs[] = {&idx, &src, &out, &outer, &rows, &n, &inner};
+        int64_t site = l.site;
+        void* scatterArgs[] = {&idx, &src, &out, &outer, &rows, &n, &inner, &site};
         launch("fb_index_add_scatter", std::min<int64_t>((outer * n * inner + 255) / 256, 1 << 20), 256, scatterArgs);
         break;
       }
@@ -318,6 +325,13 @@ void CudaExecutable::run() {
     check(c.cuEventRecord(stop, nullptr), "cuEventRecord");
   }
   check(c.cuCtxSynchronize(), "kernel execution");
+  int64_t fault[3] = {0, 0, 0};
+  check(c.cuMemcpyDtoH(fault, m.fault, sizeof fault), "cuMemcpyDtoH(fusebox_fault)");
+  if (fault[0] != 0) {
+    const int64_t none[3] = {0, 0, 0};
+    check(c.cuMemcpyHtoD(m.fault, none, sizeof none), "cuMemcpyHtoD(fusebox_fault)");
+    throwIfIndexFault(fault, m.module.indexChecks);
+  }
   for (const CudaLaunch& l : m.module.launches) {
     float ms = 0;
     check(c.cuEventElapsedTime(&ms, m.events[l.kernel].first, m.events[l.kernel].second), "cuEventElapsedTime");

@@ -4,6 +4,8 @@
 // locations) each part comes from.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,7 @@ struct CppModule {
   std::vector<GeneratedKernel> kernels;  // one per schedule kernel, in order
   std::vector<std::string> bufferOrder;  // bufs[i] is the buffer named bufferOrder[i]
   std::vector<int64_t> scratchBytes;     // per kernel: scratch the wrapper expects after the buffers
+  std::map<int, std::string> indexChecks;  // loop node id -> its description, for index faults
 };
 
 // `describe` names a traced node for comments (e.g. "linear @mlp.fbx:6:14"); may be empty.

@@ -91,6 +91,21 @@ static inline double fb_rand(fb_u64 seed, fb_u64 index) {
   return (double)(fb_splitmix(fb_splitmix(seed) ^ index) >> 11) * 0x1.0p-53;
 }
 
+// Index faults: a data-dependent index outside its dimension is never used to address memory.
+// The first fault of a run is kept (node id + 1, the index, the dimension's size) and the host
+// turns it into an error naming the node; the faulting read uses index 0 meanwhile.
+extern "C" { fb_i64 fusebox_fault[3]; }
+static void fb_index_fault(fb_i64 i, fb_i64 n, fb_i64 site) {
+  fb_i64 none = 0;
+  if (__atomic_compare_exchange_n(&fusebox_fault[0], &none, site + 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    fusebox_fault[1] = i, fusebox_fault[2] = n;
+}
+static inline fb_i64 fb_check_index(fb_i64 i, fb_i64 n, fb_i64 site) {
+  if (__builtin_expect((fb_u64)i < (fb_u64)n, 1)) return i;
+  fb_index_fault(i, n, site);
+  return 0;
+}
+
 // What the host gives the wrapper: launch runs fn over [0, rows) in parallel chunks and times it
 // as kernel `kernel`.
 struct FuseboxRuntime {
@@ -418,8 +433,13 @@ static void fb_pool_rows(fb_i64 begin, fb_i64 end, void* data) {
 
 // ---- extern: index_add (embedding gradient), serial: rows may repeat -------------------
 static void fb_index_add(const float* x, const fb_i64* index, const float* src, float* out, fb_i64 outer, fb_i64 rows,
-                         fb_i64 n, fb_i64 inner) {
+                         fb_i64 n, fb_i64 inner, fb_i64 site) {
   for (fb_i64 i = 0; i < outer * rows * inner; ++i) out[i] = x[i];
+  for (fb_i64 j = 0; j < n; ++j)
+    if ((fb_u64)index[j] >= (fb_u64)rows) {  // reported, and the whole scatter skipped
+      fb_index_fault(index[j], rows, site);
+      return;
+    }
   for (fb_i64 o = 0; o < outer; ++o)
     for (fb_i64 j = 0; j < n; ++j)
       for (fb_i64 i = 0; i < inner; ++i) out[(o * rows + index[j]) * inner + i] += src[(o * n + j) * inner + i];

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "core/ir/error.h"
 
@@ -22,6 +23,7 @@
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
@@ -58,6 +60,18 @@ JitState& state() {
   return s;
 }
 
+// The process symbols generated code may call: the libm functions the prelude declares, BLAS, and
+// what LLVM itself emits calls to. Nothing else of the process (system, fopen, ...) is reachable.
+bool allowedProcessSymbol(llvm::StringRef name) {
+  static const std::set<std::string> allowed = {
+      "expf", "logf", "tanhf", "erff", "powf", "sinf", "cosf", "atanf", "exp", "log", "tanh", "erf", "pow", "sin", "cos",
+      "atan", "cblas_sgemm", "memcpy", "memset", "memmove", "fmodf", "fmod", "floorf", "floor", "sqrtf", "sqrt", "rintf",
+      "rint", "__powisf2", "__powidf2", "exp2f", "exp2", "log2f", "log2", "expm1f", "expm1", "log1pf", "log1p", "exp10f",
+      "exp10", "sincosf", "sincos", "ldexpf", "ldexp", "roundf", "round", "truncf", "trunc", "ceilf", "ceil", "fabsf", "fabs",
+      "fmaf", "fma", "tanf", "tan", "atan2f", "atan2", "coshf", "cosh", "sinhf", "sinh"};
+  return allowed.count(name.str()) > 0;
+}
+
 std::unique_ptr<llvm::orc::LLJIT> makeJit() {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -67,7 +81,8 @@ std::unique_ptr<llvm::orc::LLJIT> makeJit() {
   jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
   if (!jit) throw Error("LLVM: cannot create the JIT: " + llvm::toString(jit.takeError()));
-  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
+  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix(), [](const llvm::orc::SymbolStringPtr& s) { return allowedProcessSymbol(*s); });
   if (!gen) throw Error("LLVM: cannot expose process symbols: " + llvm::toString(gen.takeError()));
   (*jit)->getMainJITDylib().addGenerator(std::move(*gen));
   return std::move(*jit);
@@ -136,15 +151,23 @@ std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& sou
   auto invocation = std::make_shared<clang::CompilerInvocation>();
   if (!clang::CompilerInvocation::CreateFromArgs(*invocation, args, diags))
     throw Error("clang: bad compiler arguments: " + diagStream.str());
-  invocation->getPreprocessorOpts().addRemappedFile(fileName, llvm::MemoryBuffer::getMemBufferCopy(source).release());
+  // The compiler sees a file system holding the generated source and nothing else: no #include
+  // can read a file, and diagnostics can only quote the generated source.
+  auto files = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  files->setCurrentWorkingDirectory("/");
+  files->addFile("/" + fileName, 0, llvm::MemoryBuffer::getMemBufferCopy(source));
   clang::CompilerInstance ci;
   ci.setInvocation(invocation);
   ci.createDiagnostics(printer, false);
+  ci.createFileManager(files);
   auto context = std::make_unique<llvm::LLVMContext>();
   clang::EmitLLVMOnlyAction action(context.get());
   if (!ci.ExecuteAction(action)) throw Error("generated C++ does not compile:\n" + diagStream.str());
   std::unique_ptr<llvm::Module> module = action.takeModule();
   if (!module) throw Error("clang produced no module:\n" + diagStream.str());
+  for (const llvm::Function& f : module->functions())
+    if (f.isDeclaration() && !f.isIntrinsic() && !allowedProcessSymbol(f.getName()))
+      throw Error("generated C++ calls '" + f.getName().str() + "', which generated code may not call");
 
   auto result = std::make_shared<CompiledCpuModule>();
   result->sourceHash = hash;
@@ -162,6 +185,9 @@ std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& sou
   auto sym = st.jit->lookup(*dylib, "fusebox_main");
   if (!sym) throw Error("LLVM: fusebox_main not found: " + llvm::toString(sym.takeError()));
   result->entry = sym->toPtr<void*>();
+  auto fault = st.jit->lookup(*dylib, "fusebox_fault");
+  if (!fault) throw Error("LLVM: fusebox_fault not found: " + llvm::toString(fault.takeError()));
+  result->fault = fault->toPtr<long*>();
   result->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   st.cache[hash] = result;
   return result;

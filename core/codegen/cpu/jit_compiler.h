@@ -11,6 +11,7 @@ namespace fusebox {
 
 struct CompiledCpuModule {
   void* entry = nullptr;       // fusebox_main(const FuseboxRuntime*, void* const*)
+  long* fault = nullptr;       // fusebox_fault[3]: node id + 1, index, size of the first index fault
   std::string llvmIR;          // after optimization
   std::string assembly;        // host assembly of the whole module
   double compileMs = 0;

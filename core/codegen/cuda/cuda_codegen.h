@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@ struct CudaLaunch {
   // Conv / Pool / IndexAdd: the integer fields of the prelude's parameter struct, in order.
   std::vector<int64_t> ints;
   int mode = 0;
+  int site = -1;  // IndexAdd: the loop node its index faults name
   int firstLine = 0, lastLine = 0;
   std::vector<NodeId> provenance;
 };
@@ -44,6 +46,7 @@ struct CudaModule {
   std::vector<CudaLaunch> launches;     // in execution order, one per schedule kernel
   std::vector<std::string> bufferOrder;  // slot i of the device buffer table
   std::vector<std::string> entryPoints;  // every extern "C" __global__ function
+  std::map<int, std::string> indexChecks;  // loop node id -> its description, for index faults
 };
 
 CudaModule generateCuda(const LoopProgram& p, const Schedule& s, const std::function<std::string(NodeId)>& describe = {});

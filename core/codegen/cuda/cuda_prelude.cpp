@@ -14,6 +14,17 @@ const char* cudaPrelude() {
 #define __builtin_nan(s) __longlong_as_double(0x7ff8000000000000ULL)
 typedef long long fb_i64;
 typedef unsigned long long fb_u64;
+// Index faults (as on the CPU): the first out-of-range data-dependent index of a run is kept
+// (node id + 1, index, size) for the host to report after the launch; the faulting read uses 0.
+__device__ fb_u64 fusebox_fault[3];
+__device__ __noinline__ void fb_index_fault(fb_i64 i, fb_i64 n, fb_i64 site) {
+  if (atomicCAS(&fusebox_fault[0], 0ull, (fb_u64)(site + 1)) == 0ull) fusebox_fault[1] = (fb_u64)i, fusebox_fault[2] = (fb_u64)n;
+}
+__device__ __forceinline__ fb_i64 fb_check_index(fb_i64 i, fb_i64 n, fb_i64 site) {
+  if ((fb_u64)i < (fb_u64)n) return i;
+  fb_index_fault(i, n, site);
+  return 0;
+}
 __device__ __forceinline__ float fb_exp(float x) { return expf(x); }
 __device__ __forceinline__ double fb_exp(double x) { return exp(x); }
 __device__ __forceinline__ float fb_log(float x) { return logf(x); }
@@ -204,10 +215,14 @@ extern "C" __global__ void fb_index_add(const float* x, const fb_i64* index, con
   for (fb_i64 i = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (fb_i64)gridDim.x * blockDim.x) out[i] = x[i];
 }
 extern "C" __global__ void fb_index_add_scatter(const fb_i64* index, const float* src, float* out, fb_i64 outer, fb_i64 rows,
-                                                fb_i64 n, fb_i64 inner) {
+                                                fb_i64 n, fb_i64 inner, fb_i64 site) {
   fb_i64 total = outer * n * inner;
   for (fb_i64 i = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (fb_i64)gridDim.x * blockDim.x) {
     fb_i64 in = i % inner, j = (i / inner) % n, o = i / (inner * n);
+    if ((fb_u64)index[j] >= (fb_u64)rows) {  // reported; this element is not added anywhere
+      fb_index_fault(index[j], rows, site);
+      continue;
+    }
     atomicAdd(&out[(o * rows + index[j]) * inner + in], src[i]);
   }
 }
