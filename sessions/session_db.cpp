@@ -9,7 +9,7 @@ namespace fusebox {
 
 SessionStore::Db::~Db() {
   if (!handle) return;
-  if (!readOnly) {
+  if (!readOnly && owned) {
     // The last writer to close leaves the file in rollback-journal mode: at rest it then needs no
     // -wal/-shm companions, and a read-only reader takes ordinary file locks (see session_open.cpp).
     // With other connections still open this fails at once (no busy wait) and the file stays in WAL.

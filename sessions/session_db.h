@@ -17,6 +17,7 @@ struct SessionStore::Db {
   sqlite3* handle = nullptr;
   std::string path;
   bool readOnly = false;
+  bool owned = false;  // a Fusebox session (checked and migrated): only then is its journal mode ours to change
   int version = 0;  // the file's schema version (a read-only store does not migrate)
   ~Db();
   [[noreturn]] void fail(const std::string& what) const;

@@ -139,6 +139,7 @@ void migrate(SessionStore::Db& db) {
   }
   t.commit();
   db.version = static_cast<int>(migrations.size());
+  db.owned = true;
 }
 
 void quickCheck(SessionStore::Db& db) {
