@@ -1,6 +1,8 @@
 #include "sessions/session_db.h"
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <cstring>
 
 #include "sessions/session_fields.h"
@@ -12,9 +14,13 @@ SessionStore::Db::~Db() {
   if (!readOnly && owned) {
     // The last writer to close leaves the file in rollback-journal mode: at rest it then needs no
     // -wal/-shm companions, and a read-only reader takes ordinary file locks (see session_open.cpp).
-    // With other connections still open this fails at once (no busy wait) and the file stays in WAL.
+    // With other connections still open this fails (no busy wait) and the file stays in WAL; a few
+    // short retries let writers that close at the same instant not all give up.
     sqlite3_busy_timeout(handle, 0);
-    sqlite3_exec(handle, "PRAGMA journal_mode = DELETE", nullptr, nullptr, nullptr);
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      if (sqlite3_exec(handle, "PRAGMA journal_mode = DELETE", nullptr, nullptr, nullptr) == SQLITE_OK) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5 + (reinterpret_cast<uintptr_t>(this) >> 4) % 20));
+    }
   }
   sqlite3_close_v2(handle);
 }
