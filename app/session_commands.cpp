@@ -1,6 +1,7 @@
 // `fusebox compile` (the pipeline step by step, recorded in a session) and `fusebox report`
 // (HTML from a session, or a fusion comparison of two).
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -48,7 +49,9 @@ const char* kReportHelp =
     "graphs (Graphviz), fusion decisions, kernels, profile charts and generated code. With --compare, a\n"
     "fusion comparison of the two sessions instead: nodes grouped differently, decisions that differ,\n"
     "kernel times side by side. The two sessions may be in one file (--compare FILE --compare-id M).\n"
-    "A .pdf output draws the graphs, then the tables and code (Qt build; comparisons are HTML only).\n";
+    "A .pdf output draws the graphs, then the tables and code (Qt build; comparisons are HTML only).\n"
+    "Session files are only read (a read-only file or folder is fine); everything taken from them is\n"
+    "escaped, and graphs too large to lay out are listed instead of drawn.\n";
 
 }  // namespace
 
@@ -116,7 +119,15 @@ int reportCommand(const std::vector<std::string>& argv) {
     if (!latest) throw Error(s.path() + ": the file holds no session yet");
     return *latest;
   };
-  SessionStore store = SessionStore::open(a.positional()[0], false);
+  // Reports only read: the sessions are opened read-only (a read-only file can be reported, and
+  // nothing is written to or created beside a file that is not ours), and the output may not be
+  // one of them.
+  for (const std::optional<std::string>& in : {std::optional<std::string>(a.positional()[0]), a.value("--compare")}) {
+    std::error_code ec;
+    if (in && std::filesystem::equivalent(*in, *out, ec))
+      throw UsageError("report: -o " + *out + " is the session file itself; choose another output file");
+  }
+  SessionStore store = SessionStore::openReadOnly(a.positional()[0]);
   int64_t id = pick(store, a.value("--id"));
   if (out->size() > 4 && out->compare(out->size() - 4, 4, ".pdf") == 0) {
 #ifdef FUSEBOX_HAVE_PDF
@@ -133,7 +144,7 @@ int reportCommand(const std::vector<std::string>& argv) {
     if (*other == a.positional()[0]) {
       html = htmlComparisonReport(store, id, store, pick(store, a.value("--compare-id")));
     } else {
-      SessionStore second = SessionStore::open(*other, false);
+      SessionStore second = SessionStore::openReadOnly(*other);
       html = htmlComparisonReport(store, id, second, pick(second, a.value("--compare-id")));
     }
   } else {

@@ -1,5 +1,7 @@
 #include "report/graph_layout.h"
 
+#include "report/dot_sanitizer.h"
+
 #include <gvc.h>
 
 #include <cstdint>
@@ -18,28 +20,49 @@ std::mutex& graphvizMutex() {
   return m;
 }
 
+// One Graphviz context for the process, never freed: freeing one leaves a font name cached by the
+// text-size code dangling (a use-after-free in Graphviz 2.42 that ASan reports on the second
+// layout of a process, found by fuzz_session_report).
+GVC_t* context() {
+  static GVC_t* gvc = gvContext();
+  return gvc;
+}
+
 std::string lastError;
 int collectError(char* message) {
-  lastError += message;
+  if (lastError.size() < 2000) lastError += std::string(message).substr(0, 2000 - lastError.size());
   return 0;
 }
 
-// Parses and lays out `dot`; `use` reads the laid-out graph; everything is freed afterwards.
-template <class F>
-auto withLayout(const std::string& dot, F use) {
-  std::lock_guard<std::mutex> lock(graphvizMutex());
+// Parses `dot` (after the scan that bounds it) and rebuilds it as safe dot text. Under the lock.
+std::string sanitizeLocked(const std::string& dot, const LayoutLimits& limits) {
+  prescanDot(dot, limits);
   lastError.clear();
   agseterr(AGMAX);  // errors go to collectError only
   agseterrf(collectError);
-  GVC_t* gvc = gvContext();
+  Agraph_t* g = agmemread(dot.c_str());
+  if (!g) throw LayoutError("Graphviz cannot read the graph: " + (lastError.empty() ? std::string("syntax error") : lastError));
+  struct Close {
+    Agraph_t* g;
+    ~Close() { agclose(g); }
+  } close{g};
+  return rebuildDot(g, limits);
+}
+
+// Bounds, rebuilds, parses and lays out `dot`; `use` reads the laid-out graph; everything is
+// freed afterwards.
+template <class F>
+auto withLayout(const std::string& untrusted, const LayoutLimits& limits, F use) {
+  std::lock_guard<std::mutex> lock(graphvizMutex());
+  std::string dot = sanitizeLocked(untrusted, limits);
+  lastError.clear();
+  GVC_t* gvc = context();
   Agraph_t* g = agmemread(dot.c_str());
   if (!g) {
-    gvFreeContext(gvc);
     throw LayoutError("Graphviz cannot read the graph: " + (lastError.empty() ? std::string("syntax error") : lastError));
   }
   if (gvLayout(gvc, g, "dot") != 0) {
     agclose(g);
-    gvFreeContext(gvc);
     throw LayoutError("Graphviz layout failed: " + lastError);
   }
   struct Cleanup {
@@ -48,7 +71,6 @@ auto withLayout(const std::string& dot, F use) {
     ~Cleanup() {
       gvFreeLayout(gvc, g);
       agclose(g);
-      gvFreeContext(gvc);
     }
   } cleanup{gvc, g};
   return use(gvc, g);
@@ -84,8 +106,13 @@ void addClusters(Agraph_t* g, double top, GraphLayout& out) {
 
 }  // namespace
 
-GraphLayout layoutDot(const std::string& dot) {
-  return withLayout(dot, [](GVC_t*, Agraph_t* g) {
+std::string sanitizeDot(const std::string& dot, const LayoutLimits& limits) {
+  std::lock_guard<std::mutex> lock(graphvizMutex());
+  return sanitizeLocked(dot, limits);
+}
+
+GraphLayout layoutDot(const std::string& dot, const LayoutLimits& limits) {
+  return withLayout(dot, limits, [](GVC_t*, Agraph_t* g) {
     GraphLayout out;
     boxf bb = GD_bb(g);
     double top = bb.UR.y;
@@ -216,8 +243,8 @@ std::string dotHash(const std::string& dot) {
   return buf;
 }
 
-std::string renderSvg(const std::string& dot) {
-  return withLayout(dot, [](GVC_t* gvc, Agraph_t* g) {
+std::string renderSvg(const std::string& dot, const LayoutLimits& limits) {
+  return withLayout(dot, limits, [](GVC_t* gvc, Agraph_t* g) {
     char* data = nullptr;
     unsigned int length = 0;
     if (gvRenderData(gvc, g, "svg", &data, &length) != 0 || !data) throw LayoutError("Graphviz cannot render SVG");

@@ -5,26 +5,16 @@
 #include <sstream>
 
 #include "report/graph_layout.h"
+#include "report/html_escape.h"
+#include "report/markup_check.h"
 #include "report/session_summary.h"
 
 namespace fusebox {
 
 namespace {
 
-std::string esc(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+// The one escaping function (report/html_escape.h), for every value read from a session.
+std::string esc(const std::string& s) { return htmlEscape(s); }
 
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -48,25 +38,23 @@ details summary { cursor: pointer; font-weight: bold; margin: 6px 0; }
 .sides { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
 )CSS";
 
-// Number of node statements in a dot text (a cheap size test before laying it out).
-int dotNodes(const std::string& dot) {
-  int n = 0;
-  std::istringstream in(dot);
-  std::string line;
-  while (std::getline(in, line))
-    if (line.find("[label=") != std::string::npos) ++n;
-  return n;
-}
-
+// A stored graph as inline SVG: the dot text is bounded and rebuilt before layout (graph_layout.h)
+// and Graphviz's SVG is checked against the report's markup rules before it is embedded.
 std::string svgOf(const std::string& dot, const ReportOptions& o) {
-  int n = dotNodes(dot);
-  if (n > o.maxDrawnNodes)
-    return "<p class=meta>" + std::to_string(n) + " nodes: too large to draw in a report (limit " + std::to_string(o.maxDrawnNodes) +
-           "); open the session in the Fusebox GUI.</p>";
+  LayoutLimits limits;
+  limits.maxNodes = std::min(limits.maxNodes, o.maxDrawnNodes);
   try {
-    std::string svg = renderSvg(dot);
+    std::string svg = renderSvg(dot, limits);
     size_t at = svg.find("<svg");  // drop the XML prologue and DOCTYPE
-    return "<div class=graph>" + (at == std::string::npos ? svg : svg.substr(at)) + "</div>";
+    svg = at == std::string::npos ? std::string() : svg.substr(at);
+    if (std::string problem = markupProblem(svg); !problem.empty())
+      return "<p class=meta>graph not drawn: unexpected markup in the layout (" + esc(problem) + ")</p>";
+    return "<div class=graph>" + svg + "</div>";
+  } catch (const GraphTooLarge& e) {
+    if (e.nodes() > o.maxDrawnNodes)
+      return "<p class=meta>" + std::to_string(e.nodes()) + " nodes: too large to draw in a report (limit " + std::to_string(o.maxDrawnNodes) +
+             "); open the session in the Fusebox GUI.</p>";
+    return "<p class=meta>graph not drawn: " + esc(e.what()) + "</p>";
   } catch (const LayoutError& e) {
     return "<p class=meta>graph not drawn: " + esc(e.what()) + "</p>";
   }

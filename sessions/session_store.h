@@ -3,9 +3,11 @@
 // code in Fusebox that speaks SQL.
 //
 // A session file holds any number of sessions (one per compile of a model and config). It is in
-// WAL mode and every write is one transaction, so a process killed mid-run leaves every finished
-// stage readable. Opening a file that is not a Fusebox session (not SQLite, another program's
-// database, a newer schema) throws SessionError naming the file.
+// WAL mode while written and every write is one transaction, so a process killed mid-run leaves
+// every finished stage readable. Opening a file that is not a Fusebox session (empty, not SQLite,
+// another program's database, a newer schema, a schema Fusebox did not write) throws SessionError
+// naming the file; so does reading a field that does not hold what Fusebox writes there (the
+// error names the table, row and column). Several processes may create and write one file at once.
 #pragma once
 
 #include <cstdint>
@@ -91,14 +93,19 @@ struct StageRecord {
 
 class SessionStore {
 public:
-  // Opens (creating when `create` and the file does not exist) and migrates to the current schema.
+  // Opens for writing (creating when `create` and the file does not exist) and migrates to the
+  // current schema; safe while other processes create or write the same file.
   static SessionStore open(const std::string& path, bool create = true);
+  // Opens without ever writing to the file or creating files beside it (reports, comparisons). A
+  // `live` reader follows a file that another process is writing (the GUI); see session_open.cpp.
+  static SessionStore openReadOnly(const std::string& path, bool live = false);
   SessionStore(SessionStore&&) noexcept;
   SessionStore& operator=(SessionStore&&) noexcept;
   ~SessionStore();
 
   static int schemaVersion();
   const std::string& path() const { return path_; }
+  bool readOnly() const;  // writes throw SessionError; cacheLayout does nothing
 
   int64_t createSession(const std::string& model, const std::string& config, const std::string& target);
   std::vector<SessionInfo> sessions() const;
@@ -113,6 +120,7 @@ public:
   void appendProfile(int64_t session, const std::vector<ProfileSample>& samples);
 
   // Graph layouts by the hash of their dot text (GraphLayout serialized by the report library).
+  // What a file's cache holds is untrusted: check it against the graph before use (report/).
   std::optional<std::string> cachedLayout(const std::string& dotHash) const;
   void cacheLayout(const std::string& dotHash, const std::string& layout);
 

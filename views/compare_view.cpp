@@ -55,6 +55,7 @@ CompareView::CompareView(QWidget* parent)
   col->addWidget(summary_);
   col->addWidget(split, 1);
   summary_->setWordWrap(true);
+  summary_->setTextFormat(Qt::PlainText);  // model names and configs come from session files
   connect(go, &QPushButton::clicked, this, [this] {
     if (other_->currentIndex() >= 0) emit compareWith(other_->currentData().toLongLong());
   });

@@ -37,11 +37,27 @@ void writePdfReport(const SessionStore& store, int64_t session, const QString& p
   bool first = true;
   for (const StageArtifact& a : store.artifacts(session)) {
     if (a.format != "dot") continue;
-    QSvgRenderer svg(QByteArray::fromStdString(renderSvg(a.body)));
+    // The stored dot is bounded and rebuilt before layout (report/graph_layout.h); one that cannot
+    // be drawn is named on its page instead of failing the whole report.
+    std::string svgText, notDrawn;
+    try {
+      LayoutLimits limits;
+      limits.maxNodes = std::min(limits.maxNodes, ReportOptions{}.maxDrawnNodes);
+      svgText = renderSvg(a.body, limits);
+    } catch (const LayoutError& e) {
+      notDrawn = std::string("graph not drawn: ") + e.what();
+    }
+    QSvgRenderer svg(QByteArray::fromStdString(svgText));
     if (!first) pdf.newPage();
     first = false;
     painter.setFont(QFont("Helvetica", 12, QFont::Bold));
+    // drawText takes plain text: session names cannot add markup here
     painter.drawText(QRectF(0, 0, page.width(), 24), QString::fromStdString(info.model + " — " + a.stage + ": " + a.graph));
+    if (!notDrawn.empty()) {
+      painter.setFont(QFont("Helvetica", 10));
+      painter.drawText(QRectF(0, 30, page.width(), 60), Qt::TextWordWrap, QString::fromStdString(notDrawn));
+      continue;
+    }
     QSizeF size = svg.defaultSize();
     QRectF area(0, 30, page.width(), page.height() - 30);
     double s = std::min(area.width() / size.width(), area.height() / size.height());
@@ -49,6 +65,7 @@ void writePdfReport(const SessionStore& store, int64_t session, const QString& p
     svg.render(&painter, QRectF(area.x(), area.y(), size.width() * s, size.height() * s));
   }
   // Tables and code as text (QTextDocument does not draw inline SVG, so the graphs are dropped).
+  // QTextDocument interprets HTML: everything from the session in it was escaped by htmlReport.
   ReportOptions textOnly;
   textOnly.graphs = false;
   QString html = QString::fromStdString(htmlReport(store, session, textOnly));

@@ -48,7 +48,7 @@ MainWindow::MainWindow(const QString& sessionPath, QWidget* parent) : QMainWindo
   connect(this, &MainWindow::requestRunAll, worker_, &PipelineWorker::runAll);
   connect(worker_, &PipelineWorker::sessionStarted, this, [this](qlonglong id, const QString& path) {
     session_ = id;
-    if (!reader_) reader_ = std::make_unique<SessionStore>(SessionStore::open(path.toStdString()));
+    if (!reader_) reader_ = std::make_unique<SessionStore>(SessionStore::openReadOnly(path.toStdString(), true));
     statusBar()->showMessage(QString("session %1 in %2").arg(id).arg(path));
   });
   connect(worker_, &PipelineWorker::stageDone, this, &MainWindow::onStageDone);
