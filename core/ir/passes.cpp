@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace fusebox {
@@ -27,7 +28,7 @@ Graph eliminateCommonSubexpressions(const Graph& g) {
   using Key = std::tuple<std::string, std::vector<ValueId>, AttrMap>;
   std::map<Key, Node*> seen;
   std::map<ValueId, ValueId> replace;
-  std::vector<NodeId> dropped;
+  std::set<NodeId> dropped;
   for (Node& n : out.mutableNodes()) {
     for (ValueId& v : n.inputs)
       if (auto r = replace.find(v); r != replace.end()) v = r->second;
@@ -41,10 +42,15 @@ Graph eliminateCommonSubexpressions(const Graph& g) {
     prov.insert(prov.end(), n.provenance.begin(), n.provenance.end());
     std::sort(prov.begin(), prov.end());
     prov.erase(std::unique(prov.begin(), prov.end()), prov.end());
-    dropped.push_back(n.id);
+    dropped.insert(n.id);
   }
-  for (const auto& [from, to] : replace) out.replaceUses(from, to);
-  out.retainNodes([&](const Node& n) { return std::find(dropped.begin(), dropped.end(), n.id) == dropped.end(); });
+  // Node inputs were redirected as the loop went (a duplicate is only used after it); the graph
+  // outputs remain. One pass each, not one per replaced value: linear in the graph's size.
+  std::vector<ValueId> outs = out.outputs();
+  for (ValueId& v : outs)
+    if (auto r = replace.find(v); r != replace.end()) v = r->second;
+  out.setOutputs(outs);
+  out.retainNodes([&](const Node& n) { return !dropped.count(n.id); });
   return out;
 }
 

@@ -109,15 +109,6 @@ ValueId OnnxNode::emit(const std::string& op, std::vector<ValueId> ins, AttrMap 
   return v;
 }
 
-std::optional<int64_t> numelWithin(const std::vector<int64_t>& sizes, int64_t limit) {
-  int64_t n = 1;
-  for (int64_t d : sizes) {
-    if (d < 0 || (d > 0 && n > limit / d)) return std::nullopt;
-    n *= d;
-  }
-  return n;
-}
-
 int64_t checkedNumel(const std::vector<int64_t>& sizes, const std::string& what) {
   for (int64_t d : sizes)
     if (d < 0) throw Error(what + " has a negative dim");

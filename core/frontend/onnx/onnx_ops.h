@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/interp/tensor.h"
+#include "core/ir/checked_math.h"
 #include "core/ir/graph.h"
 #include "core/ops/graph_builder.h"
 
@@ -96,9 +97,7 @@ using OnnxOutputs = std::vector<ValueId>;
 using OnnxImporter = std::function<OnnxOutputs(OnnxNode&)>;
 using OnnxImporters = std::map<std::string, OnnxImporter>;
 
-// The element count of `sizes` when no dim is negative and the count is at most `limit`
-// (computed without overflow, whatever the file says).
-std::optional<int64_t> numelWithin(const std::vector<int64_t>& sizes, int64_t limit);
+// numelWithin (the element count within a limit, without overflow) is core/ir/checked_math.h.
 // The element count of `sizes`, or Error naming `what` when a dim is negative or the count
 // exceeds kMaxImportedElements.
 int64_t checkedNumel(const std::vector<int64_t>& sizes, const std::string& what);
