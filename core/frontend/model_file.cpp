@@ -57,7 +57,7 @@ std::string readModelFile(const std::string& path, int64_t maxBytes) {
   auto tooLarge = [&](const std::string& size) {
     return LimitError("model file '" + path + "' is " + size + ", over the limit of " + formatBytes(maxBytes) + " for a model file");
   };
-  if (st.st_size > maxBytes) throw tooLarge(formatBytes(st.st_size));
+  if (st.st_size > maxBytes) throw tooLarge(std::to_string(st.st_size) + " bytes");
   std::string out;
   out.reserve(static_cast<size_t>(st.st_size));
   char buf[1 << 16];
