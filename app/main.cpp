@@ -65,8 +65,8 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {  // an allocation no budget check foresaw: say what was being done
     std::string what = command;
     for (const std::string& r : rest) what += " " + r;
-    std::cerr << "fusebox: out of memory while running '" << what << "': an allocation of the machine's memory failed; "
-              << "lower the sizes (--dim) or the budget (--max-memory, default half of physical RAM)\n";
+    std::cerr << "fusebox: out of memory while running '" << what << "': an allocation failed that the memory budget "
+              << "(--max-memory, default half of physical RAM) does not cover; try smaller sizes (--dim) or a smaller model\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "fusebox: internal error: " << e.what() << "\n";
