@@ -213,3 +213,31 @@ TEST(OnnxLoader, AFifoAsModelPathIsRefusedWithoutBlocking) {
   test::expectExactError<Error>([&] { loadOnnx("/dev/zero"); }, {"/dev/zero", "character device"});
   fs::remove(path);
 }
+
+TEST(OnnxLoader, ConstantsAddUpAgainstTheMemoryBudget) {
+  if (!onnxAvailable()) GTEST_SKIP();
+  // two initializers of 64 K elements (512 KB each as doubles): each fits a 768 KB budget, both do not
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  for (const char* name : {"a", "b"}) {
+    auto* w = g->add_initializer();
+    w->set_name(name);
+    w->set_data_type(onnx::TensorProto::UINT8);
+    w->add_dims(1 << 16);
+    w->set_raw_data(std::string(1 << 16, '\1'));
+  }
+  auto* add = g->add_node();
+  add->set_op_type("Add");
+  add->add_input("a");
+  add->add_input("b");
+  add->add_output("y");
+  g->add_output()->set_name("y");
+  std::string path = tempFile("two_inits.onnx", m.SerializeAsString());
+  test::BudgetScope budget(768 << 10);
+  test::expectExactError<LimitError>([&] { loadOnnx(path); },
+                                     {"two_inits.onnx: initializer: constant 'b' needs 512.0 KB for i32[65536] at import (with 512.0 KB already in use)",
+                                      "over the memory budget of 768.0 KB"});
+  fs::remove(path);
+}

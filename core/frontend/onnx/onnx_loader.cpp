@@ -165,7 +165,14 @@ OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind) {
   const onnx::GraphProto& g = m.graph();
   out.graph.name = g.name().empty() ? "onnx_model" : g.name();
   OnnxContext cx{out.graph, GraphBuilder(out.graph), {}, {}, out.opset, path};
-  for (const auto& init : g.initializer()) cx.constants[init.name()] = onnxTensorOf(init, path + ": initializer");
+  for (const auto& init : g.initializer()) {
+    Tensor t = onnxTensorOf(init, path + ": initializer");
+    try {
+      cx.keepConstant(init.name(), std::move(t));
+    } catch (const LimitError& e) {
+      throw LimitError(path + ": initializer: " + e.message());
+    }
+  }
   for (const auto& in : g.input()) {
     if (cx.constants.count(in.name())) continue;
     out.inputNames.push_back(in.name());
@@ -185,6 +192,8 @@ OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind) {
       importNode(cx, n);
     } catch (const OnnxUnsupported& e) {
       throw Error(where + ": " + e.what());
+    } catch (const LimitError& e) {  // keeps its class: over the memory budget, not a malformed file
+      throw LimitError(where + ": " + e.message());
     } catch (const Error& e) {
       throw Error(where + ": " + e.message());
     } catch (const std::exception& e) {  // a malformed node the checks above missed (std::out_of_range, ...)

@@ -46,6 +46,11 @@ struct OnnxContext {
   int64_t opset = 0;
   std::string file;
   int madeConstants = 0;                      // names the constants the importers build
+  int64_t constantBytes = 0;                  // held by `constants`, against the memory budget
+
+  // Stores a constant under `name` after checking the memory budget (--max-memory) for every
+  // constant held so far: many large initializers or folded values cannot add up without bound.
+  void keepConstant(const std::string& name, Tensor t);
 
   // The graph value of an ONNX name; a constant becomes a param input (its values in the input's
   // InitSpec) the first time it is used.
