@@ -58,11 +58,14 @@ size_t editDistance(const std::string& a, const std::string& b) {
 class Tracer {
   // Evaluation depth (expressions and scopes): the parser bounds it, the tracer checks it again for
   // a ModelDef built some other way, so deep input is an error at its location, never a stack overflow.
+  // Each nesting level the parser counts (a call, list, parenthesis or minus) holds at most three
+  // syntax-tree levels (it, a sum, a product), so whatever parses also traces.
+  static constexpr int kMaxDepth = 4 * kMaxNestingDepth;
   class Depth {
   public:
     Depth(int& depth, const SourceLoc& at) : depth_(depth) {
-      if (++depth_ > kMaxNestingDepth)
-        throw ParseError("model nested too deeply to trace (more than " + std::to_string(kMaxNestingDepth) + " levels)", at);
+      if (++depth_ > kMaxDepth)
+        throw ParseError("model nested too deeply to trace (more than " + std::to_string(kMaxDepth) + " levels)", at);
     }
     ~Depth() { --depth_; }
     Depth(const Depth&) = delete;

@@ -72,6 +72,15 @@ TEST(Limits, NestingUpToTheLimitStillTraces) {
   EXPECT_EQ(n.nodes().size(), 100u);
 }
 
+TEST(Limits, WhatParsesAtTheNestingLimitAlsoTraces) {
+  // 255 calls, each holding a sum and a product: three syntax-tree levels per parsed level
+  Graph g = traceText(model("  return " + repeat("relu(x + 2.0 * ", 255) + "x" + repeat(")", 255)));
+  EXPECT_EQ(g.nodes().size(), 255u * 4);  // relu, add, mul, and the scalar 2.0
+  // scopes and expressions share the parser's count: 100 scopes around 150 such calls
+  std::string scopes = repeat("scope s {\n", 100) + "h = " + repeat("relu(x + 2.0 * ", 150) + "x" + repeat(")", 150) + "\n" + repeat("}\n", 100);
+  EXPECT_NO_THROW(traceText(model(scopes + "return h")));
+}
+
 TEST(Limits, TenThousandNestedScopesIsAParseErrorAtTheScope) {
   std::string src = model(repeat("scope s {\n", 10000) + "param w: f32[3] = zeros\n" + repeat("}\n", 10000) + "return x");
   // scope number 257 starts on line 2 + 256
