@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "core/ir/memory_budget.h"
+
 namespace fusebox::cli {
 
 Args::Args(const std::vector<std::string>& argv, const std::set<std::string>& valued, const std::set<std::string>& flags) {
@@ -58,6 +60,14 @@ int Args::intValue(const std::string& name, int fallback, int min, int max) cons
     throw UsageError(name + " must be an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got '" +
                      *v + "'");
   return static_cast<int>(n);
+}
+
+std::optional<int64_t> Args::byteSize(const std::string& name) const {
+  auto v = value(name);
+  if (!v) return std::nullopt;
+  std::optional<int64_t> bytes = parseByteSize(*v);
+  if (!bytes) throw UsageError(name + " must be a positive size such as 8G, 512M or 1.5GB, got '" + *v + "'");
+  return bytes;
 }
 
 }  // namespace fusebox::cli

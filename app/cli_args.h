@@ -1,6 +1,7 @@
 // A small command-line parser: positionals, --flag, --key value / --key=value, repeated keys.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -27,6 +28,8 @@ public:
   std::vector<std::string> values(const std::string& name) const;  // every occurrence
   std::string valueOr(const std::string& name, const std::string& fallback) const;
   int intValue(const std::string& name, int fallback, int min, int max) const;
+  // A size in bytes ("12G", "512M", "1.5GB", "100000"; K/M/G/T are powers of 1024), or nullopt when absent.
+  std::optional<int64_t> byteSize(const std::string& name) const;
 
 private:
   std::vector<std::string> positional_;

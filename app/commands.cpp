@@ -2,6 +2,7 @@
 #include "app/terminal_progress.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "core/decompose/decompose.h"
 #include "core/frontend/model_loader.h"
 #include "core/interp/interpreter.h"
+#include "core/ir/memory_budget.h"
 #include "core/ir/printers.h"
 #include "core/ops/registry.h"
 #include "core/pipeline/pipeline.h"
@@ -78,7 +80,8 @@ const char* kDumpHelp =
     "  --stats        instead of the graph: op counts before/after decomposition and the partition report\n"
     "  --dim B=8      size of a symbolic dimension (repeatable; defaults come from the model's dims(...))\n"
     "  --symbolic     keep dimensions symbolic unless given with --dim\n"
-    "  -o FILE        write to FILE instead of stdout\n";
+    "  -o FILE        write to FILE instead of stdout\n"
+    "  --max-memory SIZE  memory budget (e.g. 8G; default: half of physical RAM)\n";
 const char* kRunHelp =
     "usage: fusebox run MODEL --target interp|cpu|cuda [--train] [--iters N] [--seed S] [--threads T] [--no-fusion]\n"
     "                  [--dim NAME=SIZE]...\n\n"
@@ -96,10 +99,16 @@ const char* kRunHelp =
     "  --no-check        skip the comparison with the interpreter (large benchmark shapes)\n"
     "  --session FILE    record the stages, the compiled code and every iteration's kernel times in a session file\n"
     "  --session-id N    add this run to session N of FILE (its stages are already recorded) instead of a new session\n"
+    "  --max-memory SIZE memory budget for tensors and buffers (e.g. 8G, 512M; default: half of physical RAM);\n"
+    "                    a model that needs more is refused naming the value, its node and the sizes\n"
     "Progress (stages, compile, iterations) goes to stderr when it is a terminal.\n";
 
 
 }  // namespace
+
+void applyMemoryBudget(const Args& a) {
+  if (std::optional<int64_t> bytes = a.byteSize("--max-memory")) setMemoryBudget(*bytes);
+}
 
 TraceOptions traceOptions(const Args& a) {
   TraceOptions o;
@@ -109,9 +118,11 @@ TraceOptions traceOptions(const Args& a) {
     std::string name = spec.substr(0, eq);
     std::string size = eq == std::string::npos ? "" : spec.substr(eq + 1);
     char* end = nullptr;
+    errno = 0;
     long long v = std::strtoll(size.c_str(), &end, 10);
     if (name.empty() || size.empty() || *end != '\0' || v <= 0)
       throw UsageError("--dim expects NAME=SIZE with a positive size, got '" + spec + "'");
+    if (errno == ERANGE) throw UsageError("--dim " + name + ": size " + size + " does not fit in int64");
     o.dims[name] = v;
   }
   return o;
@@ -232,7 +243,8 @@ std::string opCountTable(const std::vector<std::pair<std::string, const Graph*>>
 
 int dumpCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kDumpHelp, 0;
-  Args a(argv, {"--stage", "--format", "--dim", "-o", "--partitioner"}, {"--symbolic", "--train", "--stats", "--no-fusion"});
+  Args a(argv, {"--stage", "--format", "--dim", "-o", "--partitioner", "--max-memory"}, {"--symbolic", "--train", "--stats", "--no-fusion"});
+  applyMemoryBudget(a);
   std::string model = modelArg(a, "dump");
   std::string stage = a.valueOr("--stage", "trace");
   std::string format = a.valueOr("--format", "text");
@@ -349,8 +361,9 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
 
 int runCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kRunHelp, 0;
-  Args a(argv, {"--target", "--iters", "--seed", "--dim", "--threads", "--session", "--session-id", "--partitioner"},
+  Args a(argv, {"--target", "--iters", "--seed", "--dim", "--threads", "--session", "--session-id", "--partitioner", "--max-memory"},
          {"--train", "--no-fusion", "--no-check"});
+  applyMemoryBudget(a);
   std::string model = modelArg(a, "run");
   std::string target = a.valueOr("--target", "interp");
   if (target != "interp" && target != "cpu" && target != "cuda") throw UsageError("--target must be interp, cpu or cuda, got '" + target + "'");

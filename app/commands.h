@@ -26,6 +26,8 @@ class Args;
 TraceOptions traceOptions(const Args& a);
 // Whether a subcommand's arguments ask for its help (--help or -h anywhere).
 bool wantsHelp(const std::vector<std::string>& args);
+// --max-memory SIZE: sets the process's memory budget (default: half of physical RAM).
+void applyMemoryBudget(const Args& a);
 // --partitioner mincut|default (mincut when absent).
 Partitioner partitionerArg(const Args& a);
 

@@ -1,6 +1,7 @@
 // The `fusebox` executable: headless CLI subcommands (and, with no arguments, the GUI once it
 // is built in).
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,12 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const fusebox::Error& e) {
     std::cerr << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {  // an allocation no budget check foresaw: say what was being done
+    std::string what = command;
+    for (const std::string& r : rest) what += " " + r;
+    std::cerr << "fusebox: out of memory while running '" << what << "': an allocation failed that the memory budget "
+              << "(--max-memory, default half of physical RAM) does not cover; try smaller sizes (--dim) or a smaller model\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "fusebox: internal error: " << e.what() << "\n";

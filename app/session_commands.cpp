@@ -41,6 +41,7 @@ const char* kCompileHelp =
     "  --partitioner P   mincut (default) or default: how the training graph is split into forward and backward\n"
     "  --no-fusion       one kernel per loop-IR node (the baseline for fusion comparisons)\n"
     "  --dim B=8         size of a symbolic dimension (repeatable; defaults come from the model's dims(...))\n"
+    "  --max-memory SIZE memory budget for tensors and buffers (e.g. 8G, 512M; default: half of physical RAM)\n"
     "Progress goes to stderr when it is a terminal.\n";
 
 const char* kReportHelp =
@@ -57,7 +58,8 @@ const char* kReportHelp =
 
 int compileCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kCompileHelp, 0;
-  Args a(argv, {"--target", "--until", "--session", "--partitioner", "--dim"}, {"--train", "--no-fusion"});
+  Args a(argv, {"--target", "--until", "--session", "--partitioner", "--dim", "--max-memory"}, {"--train", "--no-fusion"});
+  applyMemoryBudget(a);
   if (a.positional().size() != 1) throw UsageError("compile needs exactly one MODEL (a built-in name or a .fbx file)");
   std::string target = a.valueOr("--target", "cpu");
   if (target != "cpu" && target != "cuda") throw UsageError("--target must be cpu or cuda, got '" + target + "'");

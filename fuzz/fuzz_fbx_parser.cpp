@@ -1,5 +1,7 @@
 // libFuzzer target: any text as a .fbx model must parse and trace, or throw fusebox::Error
-// (ParseError / ShapeError with file:line:col), never crash.
+// (ParseError / ShapeError with file:line:col), never crash: nesting past kMaxNestingDepth is a
+// ParseError, long operator chains trace, sizes past int64 are a ShapeError. run_fuzz.sh seeds
+// generated deep and long inputs and allows inputs up to 64 KB (-max_len).
 #include <cstdint>
 #include <string>
 

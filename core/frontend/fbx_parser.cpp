@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <set>
 
 namespace fusebox {
@@ -239,6 +240,7 @@ private:
       take();
       s.kind = Stmt::Kind::Scope;
       s.name = expectName("scope name");
+      Nesting n(*this, s.loc, "scope");
       expectPunct("{");
       s.body = parseBlock();
     } else if (isName("return")) {
@@ -330,23 +332,38 @@ private:
     return init;
   }
 
-  Expr parseExpr() {
-    Expr lhs = parseTerm();
-    while (isPunct("+") || isPunct("-")) lhs = binary(std::move(lhs), &Parser::parseTerm);
-    return lhs;
-  }
-  Expr parseTerm() {
-    Expr lhs = parseUnary();
-    while (isPunct("*") || isPunct("/")) lhs = binary(std::move(lhs), &Parser::parseUnary);
-    return lhs;
-  }
-  Expr binary(Expr lhs, Expr (Parser::*operand)()) {
+  // One nesting level (parenthesis, call, list, unary minus, scope) for as long as it lives.
+  class Nesting {
+  public:
+    Nesting(Parser& p, const SourceLoc& at, const char* what) : p_(p) {
+      if (++p_.depth_ > kMaxNestingDepth)
+        throw ParseError(std::string(what) + " nested too deeply (more than " + std::to_string(kMaxNestingDepth) + " levels)", at);
+    }
+    ~Nesting() { --p_.depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+  private:
+    Parser& p_;
+  };
+
+  Expr parseExpr() { return chain("+-", &Parser::parseTerm); }
+  Expr parseTerm() { return chain("*/", &Parser::parseUnary); }
+  // operand {op operand} with op one of `ops`, left-associative, kept flat: a loop, not recursion,
+  // so a 100,000-term sum is as shallow as a + b.
+  Expr chain(const char* ops, Expr (Parser::*operand)()) {
+    Expr first = (this->*operand)();
+    auto isOp = [&] { return tok_.kind == Tok::Punct && std::string_view(ops).find(tok_.text[0]) != std::string_view::npos; };
+    if (!isOp()) return first;
     Expr e;
     e.kind = Expr::Kind::Binary;
     e.loc = tok_.loc;
-    e.text = take().text;
-    e.args.push_back(std::move(lhs));
-    e.args.push_back((this->*operand)());
+    e.args.push_back(std::move(first));
+    while (isOp()) {
+      e.opLocs.push_back(tok_.loc);
+      e.text += take().text;
+      e.args.push_back((this->*operand)());
+    }
     return e;
   }
   Expr parseUnary() {
@@ -354,6 +371,7 @@ private:
       Expr e;
       e.kind = Expr::Kind::Negate;
       e.loc = take().loc;
+      Nesting n(*this, e.loc, "unary minus");
       e.args.push_back(parseUnary());
       return e;
     }
@@ -362,6 +380,8 @@ private:
   Expr parsePrimary() {
     Expr e;
     e.loc = tok_.loc;
+    std::optional<Nesting> nesting;
+    if (isPunct("(") || isPunct("[")) nesting.emplace(*this, e.loc, "expression");
     if (tok_.kind == Tok::Number) {
       Token t = take();
       e.kind = Expr::Kind::Number;
@@ -402,6 +422,7 @@ private:
       }
       e.kind = Expr::Kind::Call;
       e.text = name;
+      nesting.emplace(*this, e.loc, "call");
       if (!isPunct(")")) {
         do {
           std::string key;
@@ -473,13 +494,14 @@ private:
     bool negative = acceptPunct("-");
     if (tok_.kind != Tok::Number || !tok_.isInteger)
       throw ParseError("expected " + what + " (an integer), found " + describe(tok_), tok_.loc);
-    int64_t v = static_cast<int64_t>(take().number);
+    int64_t v = std::strtoll(take().text.c_str(), nullptr, 10);  // exact: at most 18 digits, no double rounding
     return negative ? -v : v;
   }
 
   Lexer lex_;
   Token tok_;
   std::string description_;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -27,6 +27,12 @@ struct TypeExpr {
   SourceLoc loc;
 };
 
+// The deepest nesting the parser accepts and the tracer evaluates: parentheses, calls, lists and
+// unary minus in an expression, or nested scopes. Deeper input is a ParseError at the opening
+// token, never a stack overflow. Operator chains (a + b - c + ...) are not nesting: the parser
+// keeps them flat, however long.
+constexpr int kMaxNestingDepth = 256;
+
 struct Expr {
   enum class Kind { Number, Ident, String, Bool, Call, Binary, Negate, List };
   Kind kind = Kind::Number;
@@ -34,8 +40,11 @@ struct Expr {
   double number = 0;       // Number
   bool isInteger = false;  // Number written without '.', 'e' or 'inf'
   bool boolean = false;    // Bool
-  std::string text;        // Ident / String / Call name / Binary operator ("+", "-", "*", "/")
-  std::vector<Expr> args;  // Call arguments, Binary/Negate operands, List elements
+  // Ident / String / Call name / Binary: one operator character per operator of a left-associative
+  // chain of one precedence level ("+" for a + b, "+-+" for a + b - c + d; "*/" for a * b / c).
+  std::string text;
+  std::vector<Expr> args;  // Call arguments, Binary operands (text.size() + 1 of them), Negate operand, List elements
+  std::vector<SourceLoc> opLocs;  // Binary: where each operator is written
   std::vector<std::string> argNames;  // Call: keyword of each argument, "" when positional
 };
 

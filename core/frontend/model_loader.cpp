@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/frontend/fbx_parser.h"
+#include "core/frontend/model_file.h"
 #include "core/frontend/onnx/onnx_loader.h"
 
 namespace fusebox {
@@ -54,16 +53,12 @@ ModelDef loadModel(const std::string& nameOrPath) {
     return parseModel(b->source, "<builtin>/" + std::string(b->name) + ".fbx");
   if (endsWith(nameOrPath, ".onnx")) return importedOnnx(nameOrPath);
   bool looksLikePath = nameOrPath.find('/') != std::string::npos || nameOrPath.find('.') != std::string::npos;
-  std::ifstream in(nameOrPath, std::ios::binary);
-  if (!in) {
-    if (looksLikePath) throw Error("cannot open model file '" + nameOrPath + "'");
+  if (!looksLikePath && !modelPathExists(nameOrPath)) {
     std::string names;
     for (const BuiltinModel& m : builtinModels()) names += (names.empty() ? "" : ", ") + std::string(m.name);
     throw Error("unknown model '" + nameOrPath + "': not a built-in model (" + names + ") nor a readable file");
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseModel(text.str(), nameOrPath);
+  return parseModel(readModelFile(nameOrPath), nameOrPath);  // regular files only, size-limited
 }
 
 }  // namespace fusebox

@@ -4,6 +4,7 @@
 
 #include "core/interp/kernels.h"
 #include "core/interp/random.h"
+#include "core/ir/memory_budget.h"
 #include "core/ir/verifier.h"
 
 namespace fusebox {
@@ -25,6 +26,8 @@ std::vector<Tensor> interpret(const Graph& g, const std::vector<Tensor>& inputs,
                   sizesStr(inputs[i].sizes));
     env[v.id] = &inputs[i];
   }
+  int64_t held = 0;  // bytes of every tensor alive during the run (the interpreter keeps them all)
+  for (const Tensor& t : inputs) held += interpreterBytes(t.sizes).value_or(0);
   const KernelTable& kernels = kernelTable();
   for (const Node& n : g.nodes()) {
     auto k = kernels.find(n.op);
@@ -35,6 +38,10 @@ std::vector<Tensor> interpret(const Graph& g, const std::vector<Tensor>& inputs,
       const TensorType& t = g.type(out);
       if (!isConcrete(t.shape)) throw Error(describeNode(n) + ": output shape " + shapeStr(t.shape) + " is symbolic");
       std::vector<int64_t> sizes = concreteSizes(t.shape);
+      std::optional<int64_t> bytes = interpreterBytes(sizes);
+      checkMemory(bytes, "node '" + g.value(out).name + "' (" + n.op + ")", t.str() + " (the interpreter holds 8 bytes per element)",
+                  n.loc, held);
+      held += *bytes;
       Tensor result = k->second(KernelCall(n, args, sizes, t.dtype));
       if (result.sizes != sizes || result.numel() != numelOf(sizes))
         throw Error(describeNode(n) + ": kernel produced " + sizesStr(result.sizes) + ", expected " + sizesStr(sizes));
@@ -76,6 +83,7 @@ Tensor makeTensor(const TensorType& type, const InitSpec& init, uint64_t seed, u
 
 std::vector<Tensor> makeInputs(const Graph& g, uint64_t seed) {
   std::vector<Tensor> out;
+  int64_t held = 0;
   for (const GraphInput& in : g.inputs()) {
     const Value& v = g.value(in.value);
     if (!isConcrete(v.type.shape))
@@ -83,6 +91,10 @@ std::vector<Tensor> makeInputs(const Graph& g, uint64_t seed) {
     // Parameters keep their declared init whatever the run seed, like loading a checkpoint.
     uint64_t stream = 0xcbf29ce484222325ull;  // FNV-1a of the name
     for (unsigned char ch : v.name) stream = (stream ^ ch) * 0x100000001B3ull;
+    std::optional<int64_t> bytes = interpreterBytes(concreteSizes(v.type.shape));
+    checkMemory(bytes, std::string(in.role == InputRole::Param ? "parameter '" : "input '") + v.name + "'",
+                v.type.str() + " (the interpreter holds 8 bytes per element)", {}, held);
+    held += *bytes;
     out.push_back(makeTensor(v.type, in.init, in.role == InputRole::Param ? 0 : seed, stream));
   }
   return out;

@@ -3,12 +3,29 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/ir/checked_math.h"
+#include "core/ir/error.h"
+#include "core/ir/memory_budget.h"
+#include "core/ir/shape.h"
+
 namespace fusebox {
 
 int64_t numelOf(const std::vector<int64_t>& sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return n;
+  std::optional<int64_t> n = numelWithin(sizes);
+  if (!n) throw ShapeError("tensor of sizes " + shapeStr(shapeOf(sizes)) + " has a negative size or more elements than int64 can count");
+  return *n;
+}
+
+std::optional<int64_t> interpreterBytes(const std::vector<int64_t>& sizes) {
+  std::optional<int64_t> n = numelWithin(sizes);
+  return n ? bytesOf(*n, sizeof(double)) : std::nullopt;
+}
+
+// The last line of defence: every zero-filled tensor (kernel results and temporaries) is checked
+// against the memory budget before its storage is allocated. The interpreter checks named values first.
+static size_t checkedCount(DType t, const std::vector<int64_t>& sizes) {
+  checkMemory(interpreterBytes(sizes), "a tensor", std::string(dtypeName(t)) + shapeStr(shapeOf(sizes)));
+  return static_cast<size_t>(numelOf(sizes));
 }
 
 std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes) {
@@ -17,7 +34,7 @@ std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes) {
   return st;
 }
 
-Tensor::Tensor(DType t, std::vector<int64_t> s) : dtype(t), sizes(std::move(s)), data(numelOf(sizes), 0.0) {}
+Tensor::Tensor(DType t, std::vector<int64_t> s) : dtype(t), sizes(std::move(s)), data(checkedCount(t, sizes), 0.0) {}
 Tensor::Tensor(DType t, std::vector<int64_t> s, std::vector<double> values)
     : dtype(t), sizes(std::move(s)), data(std::move(values)) {}
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,7 @@ struct Tensor {
   std::vector<double> data;
 
   Tensor() = default;
-  Tensor(DType t, std::vector<int64_t> s);  // zero-filled
+  Tensor(DType t, std::vector<int64_t> s);  // zero-filled; LimitError over the memory budget (--max-memory)
   Tensor(DType t, std::vector<int64_t> s, std::vector<double> values);
 
   int64_t numel() const { return static_cast<int64_t>(data.size()); }
@@ -26,7 +27,10 @@ struct Tensor {
   std::string str(size_t maxElements = 8) const;  // "f32[2, 3] {0.1, ...}"
 };
 
-int64_t numelOf(const std::vector<int64_t>& sizes);
+int64_t numelOf(const std::vector<int64_t>& sizes);  // ShapeError on a negative size or int64 overflow
+// Bytes the interpreter holds for a tensor of `sizes` (8 per element: it stores doubles whatever
+// the dtype); nullopt beyond int64.
+std::optional<int64_t> interpreterBytes(const std::vector<int64_t>& sizes);
 std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes);
 
 // Largest |a - b| / (atol/rtol-scaled) style comparisons used by tests and `fusebox run`.

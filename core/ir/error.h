@@ -45,4 +45,11 @@ public:
   using Error::Error;
 };
 
+// The model asks for more than Fusebox allows: memory over the budget (--max-memory), a model
+// file over the size limit. The message names what was being made and the sizes.
+class LimitError : public Error {
+public:
+  using Error::Error;
+};
+
 }  // namespace fusebox

@@ -20,16 +20,12 @@ std::string InitSpec::str() const {
   return "?";
 }
 
-std::string Graph::uniqueName(const std::string& base) const {
-  if (!names_.count(base)) return base;
-  for (int i = 1;; ++i)
-    if (!names_.count(base + "_" + std::to_string(i))) return base + "_" + std::to_string(i);
-}
-
 ValueId Graph::addInput(const std::string& name, TensorType type, InputRole role, InitSpec init) {
   ValueId id = static_cast<ValueId>(values_.size());
   values_.push_back(Value{id, std::move(type), uniqueName(name), kNoId, true});
   names_.insert(values_.back().name);
+  inputIndex_.resize(values_.size(), -1);
+  inputIndex_[id] = static_cast<int32_t>(inputs_.size());
   inputs_.push_back(GraphInput{id, role, init});
   return id;
 }
@@ -106,9 +102,8 @@ const Node& Graph::node(NodeId id) const {
 }
 
 const GraphInput* Graph::inputInfo(ValueId id) const {
-  for (const GraphInput& in : inputs_)
-    if (in.value == id) return &in;
-  return nullptr;
+  if (id < 0 || id >= static_cast<ValueId>(inputIndex_.size()) || inputIndex_[id] < 0) return nullptr;
+  return &inputs_[inputIndex_[id]];
 }
 
 }  // namespace fusebox

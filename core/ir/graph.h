@@ -14,6 +14,7 @@
 #include "core/ir/attr.h"
 #include "core/ir/dtype.h"
 #include "core/ir/error.h"
+#include "core/ir/name_table.h"
 #include "core/ir/shape.h"
 
 namespace fusebox {
@@ -118,14 +119,15 @@ public:
   const TensorType& type(ValueId id) const { return value(id).type; }
 
 private:
-  std::string uniqueName(const std::string& base) const;
+  std::string uniqueName(const std::string& base) { return names_.unique(base); }
   void reindex();
 
   std::vector<Value> values_;  // indexed by ValueId
-  std::set<std::string> names_;  // every value's name, for unique naming
+  NameTable names_;            // every value's name, for unique naming
   std::vector<Node> nodes_;    // topological order
   std::vector<int32_t> nodeIndex_;  // NodeId -> index in nodes_, or -1
   std::vector<GraphInput> inputs_;
+  std::vector<int32_t> inputIndex_;  // ValueId -> index in inputs_, or -1
   std::vector<ValueId> outputs_;
   NodeId nextNodeId_ = 0;
 };

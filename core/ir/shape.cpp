@@ -2,6 +2,9 @@
 
 #include <cassert>
 
+#include "core/ir/checked_math.h"
+#include "core/ir/error.h"
+
 namespace fusebox {
 
 Dim Dim::symbol(const std::string& name) {
@@ -11,7 +14,9 @@ Dim Dim::symbol(const std::string& name) {
 }
 
 Dim Dim::operator*(const Dim& o) const {
-  Dim r(coeff_ * o.coeff_);
+  std::optional<int64_t> c = checkedMul(coeff_, o.coeff_);
+  if (!c) throw ShapeError("size " + str() + " * " + o.str() + " overflows int64");
+  Dim r(*c);
   if (r.coeff_ == 0) return r;
   r.syms_ = syms_;
   for (const auto& [s, p] : o.syms_) r.syms_[s] += p;
@@ -19,7 +24,7 @@ Dim Dim::operator*(const Dim& o) const {
 }
 
 std::optional<Dim> Dim::dividedBy(const Dim& o) const {
-  if (o.coeff_ == 0 || coeff_ % o.coeff_ != 0) return std::nullopt;
+  if (o.coeff_ == 0 || (o.coeff_ == -1 && coeff_ == INT64_MIN) || coeff_ % o.coeff_ != 0) return std::nullopt;
   Dim r(coeff_ / o.coeff_);
   r.syms_ = syms_;
   for (const auto& [s, p] : o.syms_) {
@@ -32,7 +37,9 @@ std::optional<Dim> Dim::dividedBy(const Dim& o) const {
 
 std::optional<Dim> Dim::plus(const Dim& o) const {
   if (syms_ != o.syms_) return std::nullopt;
-  Dim r(coeff_ + o.coeff_);
+  std::optional<int64_t> c = checkedAdd(coeff_, o.coeff_);
+  if (!c) throw ShapeError("size " + str() + " + " + o.str() + " overflows int64");
+  Dim r(*c);
   r.syms_ = syms_;
   return r;
 }

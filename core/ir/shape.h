@@ -21,6 +21,8 @@ public:
   int64_t coeff() const { return coeff_; }
   const std::map<std::string, int>& symbols() const { return syms_; }
 
+  // Products and sums are checked: a coefficient beyond int64 throws ShapeError (no location;
+  // GraphBuilder and the tracer add it), never wraps.
   Dim operator*(const Dim& o) const;
   // Exact division, or nullopt when the quotient is not a monomial with integer coefficient.
   std::optional<Dim> dividedBy(const Dim& o) const;
@@ -42,7 +44,7 @@ private:
 
 using Shape = std::vector<Dim>;
 
-Dim numel(const Shape& s);
+Dim numel(const Shape& s);  // throws ShapeError when the count overflows int64
 bool isConcrete(const Shape& s);
 std::vector<int64_t> concreteSizes(const Shape& s);  // requires isConcrete(s)
 Shape shapeOf(const std::vector<int64_t>& sizes);

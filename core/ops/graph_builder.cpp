@@ -20,6 +20,14 @@ ValueId GraphBuilder::emit(const std::string& op, const std::vector<ValueId>& in
   } catch (const ShapeError& err) {
     throw ShapeError(err.message(), loc_.valid() ? loc_ : err.loc());
   }
+  // Every value's element count must be an int64 (later stages and the allocators rely on it).
+  for (const TensorType& t : outs) {
+    try {
+      (void)numel(t.shape);
+    } catch (const ShapeError&) {
+      throw ShapeError(op + ": the result " + t.str() + " has more elements than int64 can count", loc_);
+    }
+  }
   NodeId n = g_.addNode(op, inputs, std::move(attrs), outs, scope_, loc_, provenance_);
   return g_.node(n).outputs.at(0);
 }

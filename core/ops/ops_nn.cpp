@@ -61,7 +61,7 @@ Types poolInfer(const InferCall& c) {
   auto [kh, kw] = pair2(c, "kernel_size", {});
   auto [sh, sw] = pair2(c, "stride", c.ints("kernel_size"));
   auto [ph, pw] = pair2(c, "padding", {0});
-  if (ph * 2 > kh || pw * 2 > kw) shapeFail(c.op, "padding must be at most half the kernel size");
+  if (ph < 0 || pw < 0 || ph > kh / 2 || pw > kw / 2) shapeFail(c.op, "padding must be at most half the kernel size");
   int64_t h = windowOutputSize(concreteDim(c, x[2], "H"), kh, sh, ph, 1, c.op);
   int64_t w = windowOutputSize(concreteDim(c, x[3], "W"), kw, sw, pw, 1, c.op);
   return {{c.inputs[0].dtype, Shape{x[0], x[1], Dim(h), Dim(w)}}};

@@ -16,6 +16,7 @@
 //                       max_pool2d_backward avg_pool2d_backward adaptive_avg_pool2d_backward
 #include <algorithm>
 
+#include "core/ir/checked_math.h"
 #include "core/ops/registry.h"
 #include "core/ops/shape_rules.h"
 #include "core/ops/unary_math.h"
@@ -130,7 +131,7 @@ void registerPrims(OpRegistry& r) {
                          if (!s[d].isConstant()) shapeFail(c.op, "sliced dimension must be concrete");
                          if (start < 0 || end < start || end > s[d].value() || step <= 0)
                            shapeFail(c.op, "needs 0 <= start <= end <= size and step > 0");
-                         s[d] = Dim((end - start + step - 1) / step);
+                         s[d] = Dim(end > start ? (end - start - 1) / step + 1 : 0);  // no overflow for a huge step
                          return {{c.inputs[0].dtype, s}};
                        },
                        "elements start, start+step, ... < end along dim (indices already normalized)"));
@@ -146,7 +147,12 @@ void registerPrims(OpRegistry& r) {
                          if (!s[d].isConstant()) shapeFail(c.op, "padded dimension must be concrete");
                          int64_t n = s[d].value(), interior = c.i("interior");
                          if (c.i("low") < 0 || c.i("high") < 0 || interior < 0) shapeFail(c.op, "padding must be >= 0");
-                         s[d] = Dim(c.i("low") + n + std::max<int64_t>(n - 1, 0) * interior + c.i("high"));
+                         std::optional<int64_t> between = checkedMul(std::max<int64_t>(n - 1, 0), interior);
+                         std::optional<int64_t> size = between ? checkedAdd(*between, n) : std::nullopt;
+                         if (size) size = checkedAdd(*size, c.i("low"));
+                         if (size) size = checkedAdd(*size, c.i("high"));
+                         if (!size) shapeFail(c.op, "padded size overflows int64");
+                         s[d] = Dim(*size);
                          return {{c.inputs[0].dtype, s}};
                        },
                        "`low` values before, `interior` between and `high` after the elements along dim"));

@@ -87,7 +87,7 @@ void registerShapeOps(OpRegistry& r) {
                    auto clamp = [n](int64_t v) { return std::clamp(v < 0 ? v + n : v, int64_t{0}, n); };
                    start = clamp(start);
                    end = clamp(end);
-                   s[d] = Dim(end > start ? (end - start + step - 1) / step : 0);
+                   s[d] = Dim(end > start ? (end - start - 1) / step + 1 : 0);  // no overflow for a huge step
                    return {{c.inputs[0].dtype, s}};
                  },
                  "x[start:end:step] along dim (negative indices count from the end)"});

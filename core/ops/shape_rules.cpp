@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/ir/checked_math.h"
+
 namespace fusebox {
 
 void shapeFail(const std::string& op, const std::string& message) { throw ShapeError(op + ": " + message); }
@@ -70,7 +72,14 @@ Shape resolveReshape(const Shape& input, const Shape& target, const std::string&
 int64_t windowOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation,
                          const std::string& op) {
   if (stride <= 0 || kernel <= 0 || dilation <= 0 || pad < 0) shapeFail(op, "kernel, stride and dilation must be positive");
-  int64_t out = (in + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1;
+  // in + 2*pad - dilation*(kernel-1) - 1, checked: the attributes come from the model
+  auto span = checkedMul(dilation, kernel - 1);
+  auto padded = checkedMul(pad, 2);
+  auto reach = padded ? checkedAdd(in, *padded) : std::nullopt;
+  if (!span || !reach)
+    shapeFail(op, "window of kernel " + std::to_string(kernel) + ", padding " + std::to_string(pad) + " and dilation " +
+                      std::to_string(dilation) + " overflows int64");
+  int64_t out = (*reach - *span - 1) / stride + 1;
   if (out <= 0)
     shapeFail(op, "input size " + std::to_string(in) + " is too small for kernel " + std::to_string(kernel));
   return out;

@@ -4,7 +4,9 @@
 #include <cstring>
 #include <map>
 
+#include "core/ir/checked_math.h"
 #include "core/ir/error.h"
+#include "core/ir/memory_budget.h"
 #include "core/runtime/index_fault.h"
 
 #ifdef FUSEBOX_HAS_OPENBLAS
@@ -93,6 +95,10 @@ CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedul
       ptr[name] = ptr[owner];
       continue;
     }
+    // The memory budget (--max-memory), checked before the block is allocated.
+    std::optional<int64_t> n = numelWithin(b.layout.sizes);
+    checkMemory(n ? bytesOf(*n, dtypeBytes(b.dtype)) : std::nullopt, "buffer '" + name + "'",
+                std::string(dtypeName(b.dtype)) + shapeStr(shapeOf(b.layout.sizes)), {}, arenaBytes_);
     m.storage.emplace_back(static_cast<size_t>(std::max<int64_t>(b.bytes(), 1)) + 64);
     arenaBytes_ += b.bytes();
     ptr[name] = m.storage.back().data();
@@ -103,6 +109,7 @@ CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedul
   }
   for (int64_t bytes : module.scratchBytes) {
     if (bytes > 0) {
+      checkMemory(bytes, "kernel scratch space", "partial results", {}, arenaBytes_);
       m.storage.emplace_back(static_cast<size_t>(bytes) + 64);
       m.table.push_back(m.storage.back().data());
     } else {

@@ -56,6 +56,25 @@ size_t editDistance(const std::string& a, const std::string& b) {
 }
 
 class Tracer {
+  // Evaluation depth (expressions and scopes): the parser bounds it, the tracer checks it again for
+  // a ModelDef built some other way, so deep input is an error at its location, never a stack overflow.
+  // Each nesting level the parser counts (a call, list, parenthesis or minus) holds at most three
+  // syntax-tree levels (it, a sum, a product), so whatever parses also traces.
+  static constexpr int kMaxDepth = 4 * kMaxNestingDepth;
+  class Depth {
+  public:
+    Depth(int& depth, const SourceLoc& at) : depth_(depth) {
+      if (++depth_ > kMaxDepth)
+        throw ParseError("model nested too deeply to trace (more than " + std::to_string(kMaxDepth) + " levels)", at);
+    }
+    ~Depth() { --depth_; }
+    Depth(const Depth&) = delete;
+    Depth& operator=(const Depth&) = delete;
+
+  private:
+    int& depth_;
+  };
+
 public:
   Tracer(const ModelDef& m, const TraceOptions& o) : model_(m), opts_(o) {
     for (const auto& [sym, size] : m.dims) {
@@ -72,7 +91,7 @@ public:
     g_.name = model_.name;
     uint64_t seed = 1;
     for (const InputDecl& in : model_.inputs) {
-      TensorType t{in.type.dtype, resolveType(in.type, true)};
+      TensorType t{in.type.dtype, resolveType(in.type, true, "input '" + in.name + "'")};
       InitSpec init;
       if (in.range) init = InitSpec{InitSpec::Kind::Uniform, seed, double(in.range->first), double(in.range->second)};
       else if (in.type.dtype == DType::Bool) init = InitSpec{InitSpec::Kind::Uniform, seed, 0.0, 2.0};
@@ -107,9 +126,16 @@ private:
     return Dim::symbol(d.symbol);
   }
 
-  Shape resolveType(const TypeExpr& t, bool allowSymbolic) {
+  // The sizes of a declared type; `what` names the input or parameter in errors.
+  Shape resolveType(const TypeExpr& t, bool allowSymbolic, const std::string& what) {
     Shape s;
     for (const DimExpr& d : t.dims) s.push_back(resolveDim(d, allowSymbolic));
+    try {
+      (void)numel(s);
+    } catch (const ShapeError&) {
+      throw ShapeError(what + " of type " + std::string(dtypeName(t.dtype)) + shapeStr(s) +
+                           " has more elements than int64 can count", t.loc);
+    }
     return s;
   }
 
@@ -122,12 +148,15 @@ private:
           std::string full = scope.empty() ? s.name : scope + "." + s.name;
           if (params_.count(full) || vars_.count(full))
             throw ParseError("'" + full + "' is already defined", s.loc);
-          params_[full] = g_.addInput(full, TensorType{s.type.dtype, resolveType(s.type, false)}, InputRole::Param, s.init);
+          params_[full] = g_.addInput(full, TensorType{s.type.dtype, resolveType(s.type, false, "parameter '" + full + "'")},
+                                      InputRole::Param, s.init);
           break;
         }
-        case Stmt::Kind::Scope:
+        case Stmt::Kind::Scope: {
+          Depth d(depth_, s.loc);
           runBlock(s.body, scope.empty() ? s.name : scope + "." + s.name);
           break;
+        }
         case Stmt::Kind::Assign: {
           TraceValue v = eval(s.values[0], scope);
           if (v.kind != TraceValue::Kind::Tensor)
@@ -186,6 +215,7 @@ private:
   }
 
   TraceValue eval(const Expr& e, const std::string& scope) {
+    Depth depth(depth_, e.loc);
     TraceValue v;
     switch (e.kind) {
       case Expr::Kind::Number:
@@ -213,7 +243,7 @@ private:
           return x;
         }
         if (x.kind == TraceValue::Kind::Dim) {
-          x.dim = x.dim * Dim(-1);
+          x.dim = located(e.loc, [&] { return x.dim * Dim(-1); });
           return x;
         }
         return emit("neg", {tensorOf(x, e.loc, "the operand of '-'")}, {}, scope, e.loc);
@@ -224,10 +254,32 @@ private:
     return v;
   }
 
+  // Size arithmetic on dims (B*T) throws ShapeError without a location when it overflows.
+  template <class F>
+  static auto located(const SourceLoc& at, F f) -> decltype(f()) {
+    try {
+      return f();
+    } catch (const ShapeError& err) {
+      if (err.loc().valid()) throw;
+      throw ShapeError(err.message(), at);
+    }
+  }
+
+  // A left-associative chain a op1 b op2 c ...: folded in a loop, however long.
   TraceValue evalBinary(const Expr& e, const std::string& scope) {
-    TraceValue a = eval(e.args[0], scope), b = eval(e.args[1], scope);
+    TraceValue acc = eval(e.args.at(0), scope);
+    for (size_t i = 0; i < e.text.size() && i + 1 < e.args.size(); ++i) {
+      TraceValue b = eval(e.args[i + 1], scope);
+      const SourceLoc& at = i < e.opLocs.size() ? e.opLocs[i] : e.loc;
+      acc = applyBinary(e.text[i], acc, b, at, e.args[0].loc, e.args[i + 1].loc, scope);
+    }
+    return acc;
+  }
+
+  TraceValue applyBinary(char op, const TraceValue& a, const TraceValue& b, const SourceLoc& at, const SourceLoc& aLoc,
+                         const SourceLoc& bLoc, const std::string& scope) {
     using K = TraceValue::Kind;
-    const char op = e.text[0];
+    const std::string opText(1, op);
     if (a.kind == K::Number && b.kind == K::Number) {  // constant folding of scalar arithmetic
       TraceValue r = a;
       r.number = op == '+' ? a.number + b.number : op == '-' ? a.number - b.number
@@ -237,18 +289,19 @@ private:
     }
     auto asDim = [&](const TraceValue& x) -> std::optional<Dim> {
       if (x.kind == K::Dim) return x.dim;
-      if (x.kind == K::Number && x.isInteger) return Dim(static_cast<int64_t>(x.number));
+      if (x.kind == K::Number && x.isInteger) return Dim(toInt64(x.number, at));
       return std::nullopt;
     };
     if ((a.kind == K::Dim || b.kind == K::Dim) && asDim(a) && asDim(b)) {  // size arithmetic: B*T
       TraceValue r;
       r.kind = K::Dim;
-      std::optional<Dim> d;
-      if (op == '*') d = *asDim(a) * *asDim(b);
-      else if (op == '/') d = asDim(a)->dividedBy(*asDim(b));
-      else if (op == '+') d = asDim(a)->plus(*asDim(b));
-      else d = asDim(a)->plus(*asDim(b) * Dim(-1));
-      if (!d) throw ShapeError("cannot compute " + asDim(a)->str() + " " + e.text + " " + asDim(b)->str() + " exactly", e.loc);
+      std::optional<Dim> d = located(at, [&]() -> std::optional<Dim> {
+        if (op == '*') return *asDim(a) * *asDim(b);
+        if (op == '/') return asDim(a)->dividedBy(*asDim(b));
+        if (op == '+') return asDim(a)->plus(*asDim(b));
+        return asDim(a)->plus(*asDim(b) * Dim(-1));
+      });
+      if (!d) throw ShapeError("cannot compute " + asDim(a)->str() + " " + opText + " " + asDim(b)->str() + " exactly", at);
       r.dim = *d;
       return r;
     }
@@ -256,11 +309,11 @@ private:
     auto operand = [](const TraceValue& x) { return x.kind == K::Tensor || x.kind == K::Number; };
     if (!operand(a) || !operand(b) || (a.kind != K::Tensor && b.kind != K::Tensor))
       throw ShapeError(std::string("operator '") + op + "' needs a tensor or two numbers, got " + kindName(a.kind) +
-                           " and " + kindName(b.kind), e.loc);
+                           " and " + kindName(b.kind), at);
     DType dt = g_.type(a.kind == K::Tensor ? a.tensor : b.tensor).dtype;
-    ValueId x = a.kind == K::Tensor ? a.tensor : scalarConstant(a, dt, scope, e.args[0].loc);
-    ValueId y = b.kind == K::Tensor ? b.tensor : scalarConstant(b, dt, scope, e.args[1].loc);
-    return emit(ops.at(op), {x, y}, {}, scope, e.loc);
+    ValueId x = a.kind == K::Tensor ? a.tensor : scalarConstant(a, dt, scope, aLoc);
+    ValueId y = b.kind == K::Tensor ? b.tensor : scalarConstant(b, dt, scope, bLoc);
+    return emit(ops.at(op), {x, y}, {}, scope, at);
   }
 
   // A Python-style scalar operand: it takes the dtype of the tensor it combines with.
@@ -270,11 +323,18 @@ private:
     return b_.scalar(v.number, dtype);
   }
 
-  std::optional<Attr> toAttr(const TraceValue& v) {
+  // An integer-valued number as int64 (integer literals have at most 18 digits, but folded
+  // arithmetic such as 999999999999999999 * 100 leaves the range).
+  static int64_t toInt64(double x, const SourceLoc& loc) {
+    if (!(x >= -9.2e18 && x <= 9.2e18)) throw ShapeError("integer " + attrStr(Attr(x)) + " is out of the int64 range", loc);
+    return static_cast<int64_t>(x);
+  }
+
+  std::optional<Attr> toAttr(const TraceValue& v, const SourceLoc& loc) {
     using K = TraceValue::Kind;
     switch (v.kind) {
       case K::Number:
-        if (v.isInteger) return Attr(static_cast<int64_t>(v.number));
+        if (v.isInteger) return Attr(toInt64(v.number, loc));
         return Attr(v.number);
       case K::Dim:
         if (v.dim.isConstant()) return Attr(v.dim.value());
@@ -285,7 +345,7 @@ private:
         Shape s;
         bool allConst = true;
         for (const TraceValue& x : v.list) {
-          if (x.kind == K::Number && x.isInteger) s.push_back(Dim(static_cast<int64_t>(x.number)));
+          if (x.kind == K::Number && x.isInteger) s.push_back(Dim(toInt64(x.number, loc)));
           else if (x.kind == K::Dim) s.push_back(x.dim), allConst &= x.dim.isConstant();
           else return std::nullopt;
         }
@@ -339,7 +399,7 @@ private:
           throw ShapeError(e.text + ": unknown argument '" + key + "' (it takes: " + known + ")", loc);
         }
         if (attrs.count(key)) throw ShapeError(e.text + ": argument '" + key + "' is given twice", loc);
-        auto attr = toAttr(v);
+        auto attr = toAttr(v, loc);
         if (!attr) throw ShapeError(e.text + ": argument '" + key + "' cannot be " + kindName(v.kind), loc);
         attrs[key] = *attr;
         continue;
@@ -361,7 +421,7 @@ private:
         continue;
       }
       while (nextAttr < schema->attrs.size() && attrTaken(nextAttr)) ++nextAttr;
-      auto attr = toAttr(v);
+      auto attr = toAttr(v, loc);
       if (nextAttr < schema->attrs.size() && attr) {
         attrs[schema->attrs[nextAttr++].name] = *attr;
       } else if (v.kind == TraceValue::Kind::Number && !schema->variadic) {
@@ -410,6 +470,7 @@ private:
   std::set<std::string> known_;
   std::map<std::string, ValueId> vars_, params_;
   bool returned_ = false;
+  int depth_ = 0;
 };
 
 }  // namespace

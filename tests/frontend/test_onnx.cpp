@@ -3,12 +3,14 @@
 // bit-flipped files give errors, never crashes.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <random>
 
+#include "core/frontend/model_loader.h"
 #include "core/frontend/onnx/onnx_loader.h"
 #include "core/frontend/onnx/onnx_test_data.h"
 #include "core/interp/interpreter.h"
@@ -147,4 +149,95 @@ TEST(OnnxLoader, TruncatedAndBitFlippedFilesGiveErrorsNotCrashes) {
   }
   EXPECT_GT(errors, 50);
   std::printf("mutated models: %d rejected with an error, %d still loaded\n", errors, loaded);
+}
+
+namespace {
+
+// A model whose one input has `dims` and whose one initializer claims `initDims` (no data).
+std::string sizedModel(const std::vector<int64_t>& dims, const std::vector<int64_t>& initDims) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  auto* in = g->add_input();
+  in->set_name("x");
+  auto* tt = in->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  if (!initDims.empty()) {
+    auto* w = g->add_initializer();
+    w->set_name("w");
+    w->set_data_type(onnx::TensorProto::UINT8);
+    for (int64_t d : initDims) w->add_dims(d);
+  }
+  auto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->add_input("x");
+  relu->add_output("y");
+  g->add_output()->set_name("y");
+  return m.SerializeAsString();
+}
+
+}  // namespace
+
+TEST(OnnxLoader, AHugeDimProductIsAnErrorNamingTheInput) {
+  if (!onnxAvailable()) GTEST_SKIP();
+  // each dim is allowed (< 2^31), their product (2^60) is not
+  std::string path = tempFile("huge_dims.onnx", sizedModel({1 << 20, 1 << 20, 1 << 20}, {}));
+  test::expectExactError<Error>([&] { loadOnnx(path); }, {"huge_dims.onnx", "input 'x'", "[1048576, 1048576, 1048576]", "more than 2^31 elements"});
+  fs::remove(path);
+}
+
+TEST(OnnxLoader, InitializerDimsOverflowingInt64AreAnError) {
+  if (!onnxAvailable()) GTEST_SKIP();
+  std::string path = tempFile("huge_init.onnx", sizedModel({4}, {int64_t{1} << 40, int64_t{1} << 40}));
+  test::expectExactError<Error>([&] { loadOnnx(path); }, {"huge_init.onnx: initializer: tensor 'w' has dims that are negative or too large"});
+  fs::remove(path);
+}
+
+TEST(OnnxLoader, AnInitializerOverTheMemoryBudgetIsALimitErrorBeforeAllocation) {
+  if (!onnxAvailable()) GTEST_SKIP();
+  test::BudgetScope budget(int64_t{1} << 20);
+  // 2^30 one-byte elements claimed: 8 GB as doubles, over a 1 MB budget, refused before any allocation
+  std::string path = tempFile("big_init.onnx", sizedModel({4}, {int64_t{1} << 30}));
+  test::expectExactError<LimitError>([&] { loadOnnx(path); },
+                                     {"big_init.onnx: initializer: tensor 'w' needs 8.0 GB for i32[1073741824] at import", "1.0 MB (--max-memory)"});
+  fs::remove(path);
+}
+
+TEST(OnnxLoader, AFifoAsModelPathIsRefusedWithoutBlocking) {
+  if (!onnxAvailable()) GTEST_SKIP();
+  std::string path = (fs::temp_directory_path() / ("fusebox_onnx_" + std::to_string(::getpid()) + "_pipe.onnx")).string();
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  test::expectExactError<Error>([&] { loadModel(path); }, {"pipe.onnx", "is a FIFO"});
+  test::expectExactError<Error>([&] { loadOnnx("/dev/zero"); }, {"/dev/zero", "character device"});
+  fs::remove(path);
+}
+
+TEST(OnnxLoader, ConstantsAddUpAgainstTheMemoryBudget) {
+  if (!onnxAvailable()) GTEST_SKIP();
+  // two initializers of 64 K elements (512 KB each as doubles): each fits a 768 KB budget, both do not
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  for (const char* name : {"a", "b"}) {
+    auto* w = g->add_initializer();
+    w->set_name(name);
+    w->set_data_type(onnx::TensorProto::UINT8);
+    w->add_dims(1 << 16);
+    w->set_raw_data(std::string(1 << 16, '\1'));
+  }
+  auto* add = g->add_node();
+  add->set_op_type("Add");
+  add->add_input("a");
+  add->add_input("b");
+  add->add_output("y");
+  g->add_output()->set_name("y");
+  std::string path = tempFile("two_inits.onnx", m.SerializeAsString());
+  test::BudgetScope budget(768 << 10);
+  test::expectExactError<LimitError>([&] { loadOnnx(path); },
+                                     {"two_inits.onnx: initializer: constant 'b' needs 512.0 KB for i32[65536] at import (with 512.0 KB already in use)",
+                                      "over the memory budget of 768.0 KB"});
+  fs::remove(path);
 }

@@ -54,3 +54,14 @@ TEST(ShapeRules, AxesAndWindows) {
   EXPECT_EQ(windowOutputSize(28, 2, 2, 0, 1, "pool"), 14);
   test::expectThrowContaining<ShapeError>([] { windowOutputSize(2, 5, 1, 0, 1, "conv2d"); }, "too small");
 }
+
+TEST(Shape, ArithmeticOverflowIsAShapeErrorNotAWrap) {
+  Dim big(int64_t{1} << 32);
+  test::expectThrowContaining<ShapeError>([&] { (void)(big * big); }, "overflows int64");
+  test::expectThrowContaining<ShapeError>([&] { (void)numel({big, big, 2}); }, "overflows int64");
+  test::expectThrowContaining<ShapeError>([&] { (void)Dim(INT64_MAX).plus(Dim(1)); }, "overflows int64");
+  test::expectThrowContaining<ShapeError>([&] { (void)(Dim::symbol("B") * big * big); }, "overflows int64");
+  EXPECT_FALSE(Dim(INT64_MIN).dividedBy(Dim(-1)));
+  EXPECT_EQ(numel({Dim(3037000499), Dim(3037000499)}), Dim(int64_t{3037000499} * 3037000499));
+  test::expectThrowContaining<ShapeError>([] { windowOutputSize(8, 2, 1, int64_t{1} << 62, 1, "conv2d"); }, "overflows int64");
+}

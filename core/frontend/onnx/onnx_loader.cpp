@@ -6,13 +6,13 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <set>
-#include <sstream>
 
+#include "core/frontend/model_file.h"
 #include "core/frontend/onnx/onnx_ops.h"
 #include "core/ir/error.h"
+#include "core/ir/memory_budget.h"
 #include "core/ops/graph_builder.h"
 
 namespace fusebox {
@@ -21,13 +21,7 @@ bool onnxAvailable() { return true; }
 
 namespace {
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open '" + path + "'");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string readFile(const std::string& path) { return readModelFile(path); }  // regular files only, size-limited
 
 template <class T>
 void appendRaw(const std::string& raw, std::vector<double>& out) {
@@ -75,6 +69,8 @@ Tensor onnxTensorOf(const onnx::TensorProto& t, const std::string& where) {
   std::vector<int64_t> sizes(t.dims().begin(), t.dims().end());
   std::optional<int64_t> n = numelWithin(sizes, kMaxImportedElements);  // a corrupt file may claim any dims
   if (!n) throw Error(where + ": tensor '" + t.name() + "' has dims that are negative or too large");
+  // held as doubles: up to 8 times the bytes the file stores for a narrow type
+  checkMemory(bytesOf(*n, sizeof(double)), where + ": tensor '" + t.name() + "'", TensorType{dt, shapeOf(sizes)}.str() + " at import");
   if (t.data_location() == onnx::TensorProto::EXTERNAL) throw Error(where + ": tensors stored in external files are not supported");
   std::vector<double> v;
   const std::string& raw = t.raw_data();
@@ -125,6 +121,8 @@ TensorType typeOf(const onnx::ValueInfoProto& vi, const std::string& where) {
     if (d.dim_value() <= 0) throw Error(where + ": input '" + vi.name() + "' has a dim of " + std::to_string(d.dim_value()) + "; zero-size tensors are not supported");
     t.shape.push_back(Dim(d.dim_value()));
   }
+  if (!numelWithin(concreteSizes(t.shape), kMaxImportedElements))
+    throw Error(where + ": input '" + vi.name() + "' of shape " + shapeStr(t.shape) + " has more than 2^31 elements");
   return t;
 }
 
@@ -167,7 +165,14 @@ OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind) {
   const onnx::GraphProto& g = m.graph();
   out.graph.name = g.name().empty() ? "onnx_model" : g.name();
   OnnxContext cx{out.graph, GraphBuilder(out.graph), {}, {}, out.opset, path};
-  for (const auto& init : g.initializer()) cx.constants[init.name()] = onnxTensorOf(init, path + ": initializer");
+  for (const auto& init : g.initializer()) {
+    Tensor t = onnxTensorOf(init, path + ": initializer");
+    try {
+      cx.keepConstant(init.name(), std::move(t));
+    } catch (const LimitError& e) {
+      throw LimitError(path + ": initializer: " + e.message());
+    }
+  }
   for (const auto& in : g.input()) {
     if (cx.constants.count(in.name())) continue;
     out.inputNames.push_back(in.name());
@@ -187,6 +192,8 @@ OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind) {
       importNode(cx, n);
     } catch (const OnnxUnsupported& e) {
       throw Error(where + ": " + e.what());
+    } catch (const LimitError& e) {  // keeps its class: over the memory budget, not a malformed file
+      throw LimitError(where + ": " + e.message());
     } catch (const Error& e) {
       throw Error(where + ": " + e.message());
     } catch (const std::exception& e) {  // a malformed node the checks above missed (std::out_of_range, ...)

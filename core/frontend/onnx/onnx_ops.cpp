@@ -8,6 +8,7 @@
 
 #include "core/interp/interpreter.h"
 #include "core/ir/error.h"
+#include "core/ir/memory_budget.h"
 
 namespace fusebox {
 
@@ -35,11 +36,18 @@ const Tensor& OnnxContext::constant(const std::string& name, const char* what) {
   return c->second;
 }
 
+void OnnxContext::keepConstant(const std::string& name, Tensor t) {
+  std::optional<int64_t> bytes = interpreterBytes(t.sizes);
+  checkMemory(bytes, "constant '" + name + "'", typeOfTensor(t).str() + " at import", {}, constantBytes);
+  constantBytes += *bytes;
+  constants[name] = std::move(t);
+}
+
 ValueId OnnxContext::constantValue(Tensor t) {
   std::string name;
   do name = "onnx_const_" + std::to_string(madeConstants++);
   while (constants.count(name) || values.count(name));
-  constants[name] = std::move(t);
+  keepConstant(name, std::move(t));
   return value(name);
 }
 
@@ -107,15 +115,6 @@ ValueId OnnxNode::emit(const std::string& op, std::vector<ValueId> ins, AttrMap 
   ValueId v = cx.builder.emit(op, ins, std::move(a));
   checkedNumel(sizes(v), "the result of " + op);
   return v;
-}
-
-std::optional<int64_t> numelWithin(const std::vector<int64_t>& sizes, int64_t limit) {
-  int64_t n = 1;
-  for (int64_t d : sizes) {
-    if (d < 0 || (d > 0 && n > limit / d)) return std::nullopt;
-    n *= d;
-  }
-  return n;
 }
 
 int64_t checkedNumel(const std::vector<int64_t>& sizes, const std::string& what) {
@@ -288,7 +287,7 @@ bool fold(OnnxContext& cx, const onnx::NodeProto& n, const OnnxImporter& importe
   g.setOutputs(outs);
   std::vector<Tensor> results = interpret(g, inputs);
   for (size_t i = 0; i < results.size() && i < static_cast<size_t>(n.output_size()); ++i)
-    if (!n.output(static_cast<int>(i)).empty()) cx.constants[n.output(static_cast<int>(i))] = std::move(results[i]);
+    if (!n.output(static_cast<int>(i)).empty()) cx.keepConstant(n.output(static_cast<int>(i)), std::move(results[i]));
   return true;
 }
 
@@ -299,7 +298,7 @@ void importNode(OnnxContext& cx, const onnx::NodeProto& n) {
   OnnxNode node{cx, n};
   if (auto mk = constantMakers().find(n.op_type()); mk != constantMakers().end()) {
     if (n.output_size() != 1) throw OnnxUnsupported("expected one output");
-    cx.constants[n.output(0)] = mk->second(node);
+    cx.keepConstant(n.output(0), mk->second(node));
     return;
   }
   auto it = importers().find(n.op_type());

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/interp/tensor.h"
+#include "core/ir/checked_math.h"
 #include "core/ir/graph.h"
 #include "core/ops/graph_builder.h"
 
@@ -45,6 +46,11 @@ struct OnnxContext {
   int64_t opset = 0;
   std::string file;
   int madeConstants = 0;                      // names the constants the importers build
+  int64_t constantBytes = 0;                  // held by `constants`, against the memory budget
+
+  // Stores a constant under `name` after checking the memory budget (--max-memory) for every
+  // constant held so far: many large initializers or folded values cannot add up without bound.
+  void keepConstant(const std::string& name, Tensor t);
 
   // The graph value of an ONNX name; a constant becomes a param input (its values in the input's
   // InitSpec) the first time it is used.
@@ -96,9 +102,7 @@ using OnnxOutputs = std::vector<ValueId>;
 using OnnxImporter = std::function<OnnxOutputs(OnnxNode&)>;
 using OnnxImporters = std::map<std::string, OnnxImporter>;
 
-// The element count of `sizes` when no dim is negative and the count is at most `limit`
-// (computed without overflow, whatever the file says).
-std::optional<int64_t> numelWithin(const std::vector<int64_t>& sizes, int64_t limit);
+// numelWithin (the element count within a limit, without overflow) is core/ir/checked_math.h.
 // The element count of `sizes`, or Error naming `what` when a dim is negative or the count
 // exceeds kMaxImportedElements.
 int64_t checkedNumel(const std::vector<int64_t>& sizes, const std::string& what);
