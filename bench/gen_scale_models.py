@@ -40,7 +40,7 @@ def dag(n, seed=7):
     lines = [header(f"dag{n}", params), "  v0 = tanh(x * w)\n"]
     count = 2  # traced ops so far
     i = 0
-    pick = lambda: f"v{max(0, i - 1 - int(rng.expovariate(1 / 6)))}" if rng.random() < 0.8 else f"v{rng.randrange(i + 1)}"
+    pick = lambda: f"v{max(0, i - 1 - int(rng.expovariate(1 / 6)))}" if rng.random() < 0.8 else f"v{rng.randrange(i)}"
     while count < n:
         i += 1
         a, b, c = f"v{i-1}", pick(), pick()

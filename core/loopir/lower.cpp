@@ -35,6 +35,14 @@ struct Lowered {
   // (views count one each too, so `prims` stays within it). A buffer read is 1 and 1.
   int depth = 1;
   int64_t size = 1;
+  // A constant (full, iota, sym_size, or a view of one) computes nothing for whoever inlines it,
+  // and CSE shares one across the model (its provenance lists every traced use): its provenance
+  // goes to a node that realizes it, not to every node it is inlined into.
+  bool constant = false;
+  const ProvenanceSet& inlinedProvenance() const {
+    static const ProvenanceSet none;
+    return constant ? none : provenance;
+  }
 };
 
 bool isContiguousFull(const Layout& l, int64_t bufferNumel) {
@@ -163,6 +171,7 @@ private:
     l.prims.clear();
     l.opCount = 0;
     l.provenance = {};  // the node computes them; readers of the buffer do not
+    l.constant = false;
     l.depth = 1;
     l.size = 1;
     return name;
@@ -237,7 +246,7 @@ private:
     l.size = 1;
     for (ValueId v : n.inputs) {  // inlined producers (and views) travel along
       const Lowered& x = values_.at(v);
-      l.provenance = ProvenanceSet::merge(l.provenance, x.provenance);
+      l.provenance = ProvenanceSet::merge(l.provenance, x.inlinedProvenance());
       l.prims.insert(l.prims.end(), x.prims.begin(), x.prims.end());
       l.opCount += x.opCount;
       l.depth = std::max(l.depth, x.depth);
@@ -261,6 +270,7 @@ private:
     l.opCount = src.opCount;
     l.depth = src.depth + 1;
     l.size = src.size + 1;
+    l.constant = src.constant;
     if (src.view && layout) l.view = std::make_pair(src.view->first, *layout);
     return l;
   }
@@ -295,9 +305,15 @@ private:
     }
     if (op == "full" || op == "sym_size") {
       double v = op == "full" ? a.f("value") : static_cast<double>(a.dim("size").value());
-      return pointwise(n, out, dt, [v, dt](const Index&) { return LExpr::constant(v, dt); });
+      Lowered l = pointwise(n, out, dt, [v, dt](const Index&) { return LExpr::constant(v, dt); });
+      l.constant = true;
+      return l;
     }
-    if (op == "iota") return pointwise(n, out, dt, [dt](const Index& i) { return LExpr::indexValue(i[0], dt); });
+    if (op == "iota") {
+      Lowered l = pointwise(n, out, dt, [dt](const Index& i) { return LExpr::indexValue(i[0], dt); });
+      l.constant = true;
+      return l;
+    }
     if (op == "uniform_random") {
       int64_t seed = a.i("seed");
       Ints strides = Layout::contiguous(out).strides;
@@ -460,7 +476,7 @@ private:
     for (const Lowered& x : parts) {
       starts.emplace_back(l.sizes[d], x.loader);
       l.sizes[d] += x.sizes[d];
-      l.provenance = ProvenanceSet::merge(l.provenance, x.provenance);
+      l.provenance = ProvenanceSet::merge(l.provenance, x.inlinedProvenance());
       l.prims.insert(l.prims.end(), x.prims.begin(), x.prims.end());
       l.opCount += x.opCount;
       l.size += x.size + 4;  // where(lt(index, start), part, rest)
@@ -559,7 +575,7 @@ private:
     }
     node.body = src.loader(idx);
     node.output = newBuffer(dt, out);
-    node.provenance = ProvenanceSet::merge(ProvenanceSet(n.provenance), src.provenance).ids();
+    node.provenance = ProvenanceSet::merge(ProvenanceSet(n.provenance), src.inlinedProvenance()).ids();
     node.prims = src.prims;
     node.prims.push_back(n.op);
     node.scope = n.scope;
