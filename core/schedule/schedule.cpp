@@ -7,6 +7,7 @@
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 namespace fusebox {
 
@@ -52,14 +53,22 @@ struct Group {
 class Scheduler {
 public:
   Scheduler(const LoopProgram& p, const ScheduleConfig& c) : p_(p), cfg_(c) {
+    for (const LoopNode& n : p.nodes) producerOf_.emplace(n.output, n.id);
+    consumers_.resize(p.nodes.size());
     for (const LoopNode& n : p.nodes) {
       groups_.push_back(Group{{n.id}});
       groupOf_.push_back(n.id);
+      version_.push_back(0);
       for (const std::string& b : n.reads()) {
         readers_[b].push_back(n.id);
-        if (const LoopNode* prod = p.producer(b)) consumersOf_[prod->id].insert(n.id);
+        if (const LoopNode* prod = producer(b)) consumers_[prod->id].push_back(n.id);
       }
     }
+    for (std::vector<int>& c : consumers_) {
+      std::sort(c.begin(), c.end());
+      c.erase(std::unique(c.begin(), c.end()), c.end());
+    }
+    seen_.assign(groups_.size(), 0);
   }
 
   Schedule run() {
@@ -68,6 +77,12 @@ public:
   }
 
 private:
+  const LoopNode* producer(const std::string& buffer) const {
+    auto it = producerOf_.find(buffer);
+    return it == producerOf_.end() ? nullptr : &p_.nodes[it->second];
+  }
+  const std::vector<int>& consumersOf(int node) const { return consumers_[node]; }
+
   // The grid of a set of nodes: (M, K), or nullopt with the reason they cannot share one.
   struct Grid {
     int64_t M = 1, K = 1;
@@ -144,7 +159,7 @@ private:
       c.body->collectLoads(loads);
       auto cmap = kernelVarMap(c, g.row.at(cid), g.M, g.K);
       for (auto& [buf, idx] : loads) {
-        const LoopNode* prod = p_.producer(buf);
+        const LoopNode* prod = producer(buf);
         if (!prod || !in.count(prod->id)) continue;
         if (!g.row.at(prod->id) && prod->kind != LoopNode::Kind::Reduction && g.row.at(cid)) {
           why = "a per-row node cannot read " + buf + " computed per element";
@@ -163,36 +178,49 @@ private:
     return true;
   }
 
+  // Whether group `to` is reachable from `from` (through another group when skipDirect). True
+  // also when the search visits more than kCycleSearchGroups groups without an answer: not
+  // fusing is always correct, and the search stays bounded on huge graphs.
+  static constexpr int kCycleSearchGroups = 2048;
   bool reaches(int from, int to, bool skipDirect) const {
     std::vector<int> stack;
-    std::set<int> seen;
+    ++stamp_;
     for (int n : groups_[from].nodes)
-      for (int c : consumersOf_.count(n) ? consumersOf_.at(n) : std::set<int>{}) {
+      for (int c : consumersOf(n)) {
         int gc = groupOf_[c];
         if (gc == from || (skipDirect && gc == to)) continue;
         stack.push_back(gc);
       }
+    int visited = 0;
     while (!stack.empty()) {
       int gidx = stack.back();
       stack.pop_back();
       if (gidx == to) return true;
-      if (!seen.insert(gidx).second) continue;
+      if (seen_[gidx] == stamp_) continue;
+      seen_[gidx] = stamp_;
+      if (++visited > kCycleSearchGroups) return gaveUp_ = true;
       for (int n : groups_[gidx].nodes)
-        for (int c : consumersOf_.count(n) ? consumersOf_.at(n) : std::set<int>{})
+        for (int c : consumersOf(n))
           if (groupOf_[c] != gidx) stack.push_back(groupOf_[c]);
     }
     return false;
   }
 
-  // Why two groups may not fuse, or "" when they may.
-  std::string illegal(int ga, int gb) const {
+  static constexpr const char* kCycle = "would create a cycle";
+
+  // Why two groups may not fuse, or "" when they may; *afterCycleTest: the reason was found
+  // after the cycle test passed.
+  std::string illegal(int ga, int gb, bool* afterCycleTest) const {
     std::vector<int> merged = groups_[ga].nodes;
     merged.insert(merged.end(), groups_[gb].nodes.begin(), groups_[gb].nodes.end());
     for (int id : merged)
       if (p_.nodes[id].kind == LoopNode::Kind::Extern) return "no fusion across the extern " + p_.nodes[id].externOp;
     if (static_cast<int>(merged.size()) > cfg_.maxNodesPerKernel)
       return "kernel size limit (" + std::to_string(cfg_.maxNodesPerKernel) + " nodes)";
-    if (reaches(ga, gb, true) || reaches(gb, ga, true)) return "would create a cycle";
+    gaveUp_ = false;
+    if (reaches(ga, gb, true) || reaches(gb, ga, true))
+      return gaveUp_ ? "cycle check gave up after " + std::to_string(kCycleSearchGroups) + " kernels" : kCycle;
+    *afterCycleTest = true;
     Grid g;
     std::string why;
     if (!gridOf(merged, g, why) || !aligned(merged, g, why)) return why;
@@ -214,7 +242,7 @@ private:
     const LoopNode& p = p_.nodes[producer];
     int64_t bytes = p_.buffer(p.output).bytes();
     bool allInside = std::find(p_.outputs.begin(), p_.outputs.end(), p.output) == p_.outputs.end();
-    for (int c : consumersOf_.count(producer) ? consumersOf_.at(producer) : std::set<int>{})
+    for (int c : consumersOf(producer))
       if (groupOf_[c] != consumerGroup && groupOf_[c] != groupOf_[producer]) allInside = false;
     return allInside ? 2 * bytes : bytes;  // the write and the read, or just the read
   }
@@ -222,7 +250,7 @@ private:
   std::vector<Candidate> candidates() const {
     std::vector<Candidate> out;
     for (const LoopNode& n : p_.nodes) {
-      for (int c : consumersOf_.count(n.id) ? consumersOf_.at(n.id) : std::set<int>{})
+      for (int c : consumersOf(n.id))
         if (groupOf_[n.id] != groupOf_[c]) out.push_back({n.id, c, "vertical", verticalScore(n.id, groupOf_[c])});
     }
     if (cfg_.horizontal)
@@ -230,11 +258,40 @@ private:
         for (size_t i = 0; i + 1 < readers.size(); ++i) {
           int a = readers[i], b = readers[i + 1];
           if (groupOf_[a] == groupOf_[b]) continue;
-          if (consumersOf_.count(a) && consumersOf_.at(a).count(b)) continue;  // already a vertical pair
+          if (std::binary_search(consumersOf(a).begin(), consumersOf(a).end(), b)) continue;  // already a vertical pair
           out.push_back({a, b, "horizontal", p_.buffer(buf).bytes()});
         }
     std::stable_sort(out.begin(), out.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
     return out;
+  }
+
+  // A rejection of two groups that have not changed since stands, with one exception: a pair
+  // refused for a reason checked after the cycle test may have gained a path through other
+  // groups since (paths only appear as groups merge), so only that test is repeated. Each pass
+  // thus re-examines in full only pairs whose groups changed, and logs what a full check would.
+  struct Rejection {
+    int ga, gb, versionA, versionB;
+    bool afterCycleTest;
+  };
+
+  std::string judge(const Candidate& c, int ga, int gb) {
+    auto key = std::make_tuple(c.a, c.b, c.kind);
+    auto it = rejected_.find(key);
+    if (it != rejected_.end() && it->second.ga == ga && it->second.gb == gb && it->second.versionA == version_[ga] &&
+        it->second.versionB == version_[gb]) {
+      gaveUp_ = false;
+      if (it->second.afterCycleTest && (reaches(ga, gb, true) || reaches(gb, ga, true))) {
+        it->second.afterCycleTest = false;
+        std::string why = gaveUp_ ? "cycle check gave up after " + std::to_string(kCycleSearchGroups) + " kernels" : kCycle;
+        log_[key].reason = why;
+        return why;
+      }
+      return log_.at(key).reason;
+    }
+    bool afterCycleTest = false;
+    std::string why = illegal(ga, gb, &afterCycleTest);
+    if (!why.empty()) rejected_[key] = Rejection{ga, gb, version_[ga], version_[gb], afterCycleTest};
+    return why;
   }
 
   void fuse() {
@@ -243,7 +300,7 @@ private:
       for (const Candidate& c : candidates()) {
         int ga = groupOf_[c.a], gb = groupOf_[c.b];
         if (ga == gb) continue;
-        std::string why = illegal(ga, gb);
+        std::string why = judge(c, ga, gb);
         FusionDecision d{c.a, c.b, c.kind, why.empty(), why.empty() ? "fused: " + mb(c.score) + " saved" : why, c.score};
         log_[{c.a, c.b, c.kind}] = d;
         if (!why.empty()) continue;
@@ -252,6 +309,8 @@ private:
         std::sort(groups_[ga].nodes.begin(), groups_[ga].nodes.end());
         groups_[gb].alive = false;
         groups_[gb].nodes.clear();
+        ++version_[ga];
+        ++version_[gb];
         changed = true;
       }
       if (!changed) break;
@@ -266,7 +325,7 @@ private:
     for (size_t gi = 0; gi < groups_.size(); ++gi) {
       if (!groups_[gi].alive) continue;
       for (int n : groups_[gi].nodes)
-        for (int c : consumersOf_.count(n) ? consumersOf_.at(n) : std::set<int>{})
+        for (int c : consumersOf(n))
           if (groupOf_[c] != static_cast<int>(gi) && succ[gi].insert(groupOf_[c]).second) ++indeg[groupOf_[c]];
     }
     std::vector<int> ready;
@@ -317,7 +376,7 @@ private:
           if (!written.count(b)) readFromMemory.insert(b);
       for (const std::string& b : written) {
         bool outside = std::find(p_.outputs.begin(), p_.outputs.end(), b) != p_.outputs.end();
-        const LoopNode& prod = *p_.producer(b);
+        const LoopNode& prod = *producer(b);
         bool perElement = prod.kind == LoopNode::Kind::Pointwise && !isRow(k, prod.id);
         for (int r : readers_.count(b) ? readers_.at(b) : std::vector<int>{}) {
           if (kernelOf[p_.nodes[r].output] != k.id) outside = true;
@@ -401,9 +460,15 @@ private:
   ScheduleConfig cfg_;
   std::vector<Group> groups_;
   std::vector<int> groupOf_;  // node -> group index
+  std::vector<int> version_;  // group -> how many times it has changed
   std::map<std::string, std::vector<int>> readers_;
-  std::map<int, std::set<int>> consumersOf_;
+  std::unordered_map<std::string, int> producerOf_;  // buffer -> the node that writes it
+  std::vector<std::vector<int>> consumers_;         // node -> nodes reading its output, ascending
   std::map<std::tuple<int, int, std::string>, FusionDecision> log_;
+  std::map<std::tuple<int, int, std::string>, Rejection> rejected_;
+  mutable std::vector<int> seen_;  // reaches(): group -> the search that last visited it
+  mutable int stamp_ = 0;
+  mutable bool gaveUp_ = false;  // the last reaches() hit kCycleSearchGroups
 };
 
 }  // namespace
