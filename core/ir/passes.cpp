@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace fusebox {
@@ -27,7 +28,8 @@ Graph eliminateCommonSubexpressions(const Graph& g) {
   using Key = std::tuple<std::string, std::vector<ValueId>, AttrMap>;
   std::map<Key, Node*> seen;
   std::map<ValueId, ValueId> replace;
-  std::vector<NodeId> dropped;
+  std::set<NodeId> dropped;
+  std::map<Node*, std::vector<NodeId>> extraProvenance;  // merged once at the end, not per duplicate
   for (Node& n : out.mutableNodes()) {
     for (ValueId& v : n.inputs)
       if (auto r = replace.find(v); r != replace.end()) v = r->second;
@@ -37,14 +39,28 @@ Graph eliminateCommonSubexpressions(const Graph& g) {
     Node& first = *it->second;
     for (size_t k = 0; k < n.outputs.size(); ++k) replace[n.outputs[k]] = first.outputs[k];
     // The surviving node now also stands for the duplicate's origins.
-    std::vector<NodeId>& prov = first.provenance;
-    prov.insert(prov.end(), n.provenance.begin(), n.provenance.end());
+    std::vector<NodeId>& extra = extraProvenance[&first];
+    extra.insert(extra.end(), n.provenance.begin(), n.provenance.end());
+    dropped.insert(n.id);
+  }
+  for (auto& [first, extra] : extraProvenance) {
+    std::vector<NodeId>& prov = first->provenance;
+    prov.insert(prov.end(), extra.begin(), extra.end());
     std::sort(prov.begin(), prov.end());
     prov.erase(std::unique(prov.begin(), prov.end()), prov.end());
-    dropped.push_back(n.id);
   }
-  for (const auto& [from, to] : replace) out.replaceUses(from, to);
-  out.retainNodes([&](const Node& n) { return std::find(dropped.begin(), dropped.end(), n.id) == dropped.end(); });
+  // Uses after the duplicate were rewritten above (nodes are in topological order); one more
+  // sweep covers graph outputs and any use listed before its producer, in one pass.
+  if (!replace.empty()) {
+    for (Node& n : out.mutableNodes())
+      for (ValueId& v : n.inputs)
+        if (auto r = replace.find(v); r != replace.end()) v = r->second;
+    std::vector<ValueId> outputs = out.outputs();
+    for (ValueId& v : outputs)
+      if (auto r = replace.find(v); r != replace.end()) v = r->second;
+    out.setOutputs(outputs);
+  }
+  out.retainNodes([&](const Node& n) { return !dropped.count(n.id); });
   return out;
 }
 
