@@ -29,7 +29,7 @@ Graph eliminateCommonSubexpressions(const Graph& g) {
   std::map<Key, Node*> seen;
   std::map<ValueId, ValueId> replace;
   std::set<NodeId> dropped;
-  std::set<Node*> merged;
+  std::map<Node*, std::vector<NodeId>> extraProvenance;  // merged once at the end, not per duplicate
   for (Node& n : out.mutableNodes()) {
     for (ValueId& v : n.inputs)
       if (auto r = replace.find(v); r != replace.end()) v = r->second;
@@ -38,23 +38,28 @@ Graph eliminateCommonSubexpressions(const Graph& g) {
     if (inserted) continue;
     Node& first = *it->second;
     for (size_t k = 0; k < n.outputs.size(); ++k) replace[n.outputs[k]] = first.outputs[k];
-    // The surviving node now also stands for the duplicate's origins (sorted once, below: a
-    // constant shared by 20,000 nodes must not be re-sorted 20,000 times).
-    first.provenance.insert(first.provenance.end(), n.provenance.begin(), n.provenance.end());
-    merged.insert(&first);
+    // The surviving node now also stands for the duplicate's origins.
+    std::vector<NodeId>& extra = extraProvenance[&first];
+    extra.insert(extra.end(), n.provenance.begin(), n.provenance.end());
     dropped.insert(n.id);
   }
-  for (Node* m : merged) {
-    std::vector<NodeId>& prov = m->provenance;
+  for (auto& [first, extra] : extraProvenance) {
+    std::vector<NodeId>& prov = first->provenance;
+    prov.insert(prov.end(), extra.begin(), extra.end());
     std::sort(prov.begin(), prov.end());
     prov.erase(std::unique(prov.begin(), prov.end()), prov.end());
   }
-  // Node inputs were redirected as the loop went (a duplicate is only used after it); the graph
-  // outputs remain. One pass each, not one per replaced value: linear in the graph's size.
-  std::vector<ValueId> outs = out.outputs();
-  for (ValueId& v : outs)
-    if (auto r = replace.find(v); r != replace.end()) v = r->second;
-  out.setOutputs(outs);
+  // Uses after the duplicate were rewritten above (nodes are in topological order); one more
+  // sweep covers graph outputs and any use listed before its producer, in one pass.
+  if (!replace.empty()) {
+    for (Node& n : out.mutableNodes())
+      for (ValueId& v : n.inputs)
+        if (auto r = replace.find(v); r != replace.end()) v = r->second;
+    std::vector<ValueId> outputs = out.outputs();
+    for (ValueId& v : outputs)
+      if (auto r = replace.find(v); r != replace.end()) v = r->second;
+    out.setOutputs(outputs);
+  }
   out.retainNodes([&](const Node& n) { return !dropped.count(n.id); });
   return out;
 }

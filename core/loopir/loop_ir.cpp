@@ -134,6 +134,19 @@ std::string LExpr::str() const {
   return "?";
 }
 
+ExprExtent exprExtent(const LExpr& e, int64_t cap) {
+  ExprExtent x;
+  std::vector<std::pair<const LExpr*, int>> stack{{&e, 1}};
+  while (!stack.empty() && x.nodes < cap) {
+    auto [n, depth] = stack.back();
+    stack.pop_back();
+    ++x.nodes;
+    x.depth = std::max(x.depth, depth);
+    for (const LExprPtr& a : n->args) stack.emplace_back(a.get(), depth + 1);
+  }
+  return x;
+}
+
 std::vector<std::string> LoopNode::reads() const {
   std::vector<std::string> out;
   if (kind == Kind::Extern) {

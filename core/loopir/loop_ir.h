@@ -81,6 +81,15 @@ struct LExpr {
   std::string str() const;  // "exp(load(buf2, 64*x0 + x1) - load(buf3, x0))"
 };
 
+// How deep an expression tree is (a leaf is 1) and how many nodes it has, a subtree shared by
+// several parents counted once per parent (as every walker over LExpr visits it). Iterative;
+// stops counting at `cap` nodes, so a DAG with exponentially many paths costs at most `cap`.
+struct ExprExtent {
+  int depth = 0;
+  int64_t nodes = 0;
+};
+ExprExtent exprExtent(const LExpr& e, int64_t cap = int64_t{1} << 20);
+
 struct LoopVar {
   std::string name;  // x0, x1, ... (output dims) or r0, r1, ... (reduced dims)
   int64_t size;

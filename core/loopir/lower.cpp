@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/ir/verifier.h"
+#include "core/loopir/provenance_set.h"
 #include "core/ops/op_schema.h"
 #include "core/ops/shape_rules.h"
 #include "core/ops/unary_math.h"
@@ -26,9 +27,22 @@ struct Lowered {
   DType dtype = DType::F32;
   Loader loader;
   std::optional<std::pair<std::string, Layout>> view;
-  std::vector<NodeId> provenance;
+  ProvenanceSet provenance;        // traced nodes inlined into this value (not those realized before it)
   std::vector<std::string> prims;  // prim ops inlined into this value, in order
   int opCount = 0;
+  // Upper bounds of what `loader` builds: the depth of the LExpr tree (and of the nested loader
+  // calls, a view being one), and its size, a subtree inlined at several places counted at each
+  // (views count one each too, so `prims` stays within it). A buffer read is 1 and 1.
+  int depth = 1;
+  int64_t size = 1;
+  // A constant (full, iota, sym_size, or a view of one) computes nothing for whoever inlines it,
+  // and CSE shares one across the model (its provenance lists every traced use): its provenance
+  // goes to a node that realizes it, not to every node it is inlined into.
+  bool constant = false;
+  const ProvenanceSet& inlinedProvenance() const {
+    static const ProvenanceSet none;
+    return constant ? none : provenance;
+  }
 };
 
 bool isContiguousFull(const Layout& l, int64_t bufferNumel) {
@@ -74,6 +88,7 @@ public:
       Ints sizes = sizesOf(v.type, nullptr);
       Buffer b{v.name, v.type.dtype, Layout::contiguous(sizes), Buffer::Kind::Input};
       prog_.buffers.push_back(b);
+      bufferNumel_[v.name] = b.layout.numel();
       prog_.inputs.push_back(v.name);
       Lowered l;
       l.sizes = sizes;
@@ -119,6 +134,7 @@ private:
   std::string newBuffer(DType t, const Ints& sizes) {
     std::string name = "buf" + std::to_string(nextBuffer_++);
     prog_.buffers.push_back(Buffer{name, t, Layout::contiguous(sizes), Buffer::Kind::Intermediate});
+    bufferNumel_[name] = prog_.buffers.back().layout.numel();
     return name;
   }
 
@@ -134,18 +150,19 @@ private:
   }
 
   // Makes value `v` a contiguous buffer (a Pointwise node) unless it already is one.
-  std::string realize(ValueId id) {
-    Lowered& l = values_.at(id);
-    if (l.view && isContiguousFull(l.view->second, prog_.buffer(l.view->first).layout.numel()))
+  std::string realize(ValueId id) { return realizeLowered(values_.at(id), scopeOf(id)); }
+
+  std::string realizeLowered(Lowered& l, const std::string& scope) {
+    if (l.view && isContiguousFull(l.view->second, bufferNumel(l.view->first)))
       return l.view->first;  // already the buffer's elements in order (a reshape costs nothing)
     LoopNode node;
     node.kind = LoopNode::Kind::Pointwise;
     node.vars = loopVars(l.sizes, "x");
     node.body = l.loader(indexOf(node.vars));
     node.output = newBuffer(l.dtype, l.sizes);
-    node.provenance = l.provenance;
+    node.provenance = l.provenance.ids();
     node.prims = l.prims.empty() ? std::vector<std::string>{"copy"} : l.prims;
-    node.scope = scopeOf(id);
+    node.scope = scope;
     addNode(std::move(node));
     Layout layout = Layout::contiguous(l.sizes);
     std::string name = prog_.nodes.back().output;
@@ -153,7 +170,58 @@ private:
     l.loader = stridedLoader(name, l.dtype, layout);
     l.prims.clear();
     l.opCount = 0;
+    l.provenance = {};  // the node computes them; readers of the buffer do not
+    l.constant = false;
+    l.depth = 1;
+    l.size = 1;
     return name;
+  }
+
+  // Makes value `id` a single buffer read: a strided view reads its buffer directly (its
+  // view ops compute nothing), anything else is realized.
+  void shrink(ValueId id) {
+    Lowered& l = values_.at(id);
+    if (!l.view) {
+      realize(id);
+      return;
+    }
+    l.loader = stridedLoader(l.view->first, l.dtype, l.view->second);
+    l.prims.clear();
+    l.provenance = {};
+    l.opCount = 0;
+    l.depth = 1;
+    l.size = 1;
+  }
+
+  // Realizes (or rebases) inputs `which` of `n`, the largest or deepest first, until the value
+  // built from them, `extraDepth` levels and `extraSize` nodes of its own on top, fits the limits.
+  void fitInputs(const Node& n, const std::vector<size_t>& which, int extraDepth, int64_t extraSize) {
+    for (;;) {
+      int depth = 0;
+      int64_t size = extraSize;
+      for (size_t i : which) depth = std::max(depth, in(n, i).depth), size += in(n, i).size;
+      bool deep = depth + extraDepth > kMaxExprDepth, large = size > kMaxExprNodes;
+      if (!deep && !large) return;
+      std::optional<size_t> pick;
+      for (size_t i : which) {
+        const Lowered& x = in(n, i);
+        if (x.size <= 1 && x.depth <= 1) continue;
+        if (!pick || (deep ? x.depth > in(n, *pick).depth : x.size > in(n, *pick).size)) pick = i;
+      }
+      if (!pick) return;  // every input is one read already: the node's own part is the floor
+      shrink(n.inputs[*pick]);
+    }
+  }
+
+  std::vector<size_t> allInputs(const Node& n) {
+    std::vector<size_t> v(n.inputs.size());
+    for (size_t i = 0; i < v.size(); ++i) v[i] = i;
+    return v;
+  }
+
+  int64_t bufferNumel(const std::string& name) {
+    auto it = bufferNumel_.find(name);
+    return it != bufferNumel_.end() ? it->second : prog_.buffer(name).layout.numel();
   }
 
   std::string scopeOf(ValueId v) {
@@ -173,13 +241,18 @@ private:
     l.sizes = std::move(sizes);
     l.dtype = t;
     l.loader = std::move(loader);
-    l.provenance = n.provenance;
+    l.provenance = ProvenanceSet(n.provenance);
+    l.depth = 0;
+    l.size = 1;
     for (ValueId v : n.inputs) {  // inlined producers (and views) travel along
       const Lowered& x = values_.at(v);
-      l.provenance.insert(l.provenance.end(), x.provenance.begin(), x.provenance.end());
+      l.provenance = ProvenanceSet::merge(l.provenance, x.inlinedProvenance());
       l.prims.insert(l.prims.end(), x.prims.begin(), x.prims.end());
       l.opCount += x.opCount;
+      l.depth = std::max(l.depth, x.depth);
+      l.size += x.size;
     }
+    l.depth += 1;
     l.prims.push_back(n.op);
     l.opCount += 1;
     return l;
@@ -191,11 +264,13 @@ private:
     l.sizes = std::move(sizes);
     l.dtype = src.dtype;
     l.loader = std::move(loader);
-    l.provenance = src.provenance;
-    l.provenance.insert(l.provenance.end(), n.provenance.begin(), n.provenance.end());
+    l.provenance = ProvenanceSet::merge(src.provenance, ProvenanceSet(n.provenance));
     l.prims = src.prims;
     l.prims.push_back(n.op);
     l.opCount = src.opCount;
+    l.depth = src.depth + 1;
+    l.size = src.size + 1;
+    l.constant = src.constant;
     if (src.view && layout) l.view = std::make_pair(src.view->first, *layout);
     return l;
   }
@@ -208,6 +283,10 @@ private:
     const std::string op = n.op.substr(6);  // without "prims."
     static const std::set<std::string> binaryOps = {"add", "sub", "mul", "div", "pow", "maximum", "minimum",
                                                     "eq", "ne", "lt", "le", "gt", "ge"};
+    if (findUnaryMath(op) || binaryOps.count(op) || op == "where" || op == "convert_element_type" ||
+        op == "broadcast_in_dim" || op == "reshape" || op == "permute" || op == "slice")
+      fitInputs(n, allInputs(n), 1, 1);
+    if (op == "pad") fitInputs(n, {0}, 5, 13);  // where(and(and(ge, lt), eq), x, value) over index values
     if (findUnaryMath(op)) {
       Loader x = in(n, 0).loader;
       return finishPointwise(n, pointwise(n, out, dt, [x, op, dt](const Index& i) { return LExpr::unary(op, x(i), dt); }));
@@ -226,9 +305,15 @@ private:
     }
     if (op == "full" || op == "sym_size") {
       double v = op == "full" ? a.f("value") : static_cast<double>(a.dim("size").value());
-      return pointwise(n, out, dt, [v, dt](const Index&) { return LExpr::constant(v, dt); });
+      Lowered l = pointwise(n, out, dt, [v, dt](const Index&) { return LExpr::constant(v, dt); });
+      l.constant = true;
+      return l;
     }
-    if (op == "iota") return pointwise(n, out, dt, [dt](const Index& i) { return LExpr::indexValue(i[0], dt); });
+    if (op == "iota") {
+      Lowered l = pointwise(n, out, dt, [dt](const Index& i) { return LExpr::indexValue(i[0], dt); });
+      l.constant = true;
+      return l;
+    }
     if (op == "uniform_random") {
       int64_t seed = a.i("seed");
       Ints strides = Layout::contiguous(out).strides;
@@ -328,32 +413,9 @@ private:
         return LExpr::where(valid, x(j), LExpr::constant(value, dt));
       }));
     }
-    if (op == "cat") {
-      int64_t d = a.i("dim");
-      std::vector<std::pair<int64_t, Loader>> parts;  // (start offset, loader)
-      int64_t offset = 0;
-      for (size_t k = 0; k < n.inputs.size(); ++k) {
-        parts.emplace_back(offset, in(n, k).loader);
-        offset += in(n, k).sizes[d];
-      }
-      return finishPointwise(n, pointwise(n, out, dt, [parts, d, dt](const Index& i) {
-        LExprPtr result;
-        for (size_t k = parts.size(); k-- > 0;) {
-          Index j = i;
-          j[d] = i[d] - IndexExpr(parts[k].first);
-          LExprPtr v = parts[k].second(j);
-          if (!result) {
-            result = v;
-            continue;
-          }
-          LExprPtr before = LExpr::binary("lt", LExpr::indexValue(i[d], DType::I64),
-                                          LExpr::constant(static_cast<double>(parts[k + 1].first), DType::I64), DType::Bool);
-          result = LExpr::where(before, v, result);
-        }
-        return result;
-      }));
-    }
+    if (op == "cat") return finishPointwise(n, lowerCat(n, a.i("dim"), dt));
     if (op == "gather" || op == "index_select") {
+      fitGather(n);
       int64_t d = a.i("dim");
       Loader idx = in(n, 1).loader;
       bool isGather = op == "gather";
@@ -371,7 +433,10 @@ private:
       };
       if (inlined(indexOf(loopVars(out, "x")))) {
         Loader inl = [=](const Index& i) { return *inlined(i); };
-        return finishPointwise(n, pointwise(n, out, dt, inl));
+        Lowered l = pointwise(n, out, dt, inl);
+        l.depth = in(n, 0).depth + in(n, 1).depth + 1;  // every load of the source reads at the index value
+        l.size = in(n, 0).size * (in(n, 1).size + 1) + 1;
+        return finishPointwise(n, l);
       }
       // Otherwise realize the source so its layout is known.
       std::string srcBuf = realize(n.inputs[0]);
@@ -385,6 +450,90 @@ private:
     }
     if (op == "sum" || op == "amax" || op == "amin") return reduction(n, op == "sum" ? "sum" : op == "amax" ? "max" : "min", out, dt);
     return externNode(n, op, out, dt);
+  }
+
+  // A gather inlines its source with every load of it reading at the index value: the tree is
+  // at most the source's size times the index's, as deep as both together.
+  void fitGather(const Node& n) {
+    for (;;) {
+      const Lowered &src = in(n, 0), &idx = in(n, 1);
+      if (src.depth + idx.depth + 1 <= kMaxExprDepth && src.size * (idx.size + 1) + 1 <= kMaxExprNodes) return;
+      if (idx.size > 1 || idx.depth > 1) shrink(n.inputs[1]);
+      else if (src.size > 1 || src.depth > 1) shrink(n.inputs[0]);
+      else return;
+    }
+  }
+
+  // The concatenation of `parts` along `d`: a chain of selects on the coordinate (the node's own
+  // provenance and prim included).
+  Lowered catOf(const Node& n, const std::vector<Lowered>& parts, int64_t d, DType dt) {
+    Lowered l;
+    l.sizes = parts.at(0).sizes;
+    l.sizes[d] = 0;
+    l.dtype = dt;
+    l.provenance = ProvenanceSet(n.provenance);
+    std::vector<std::pair<int64_t, Loader>> starts;  // (start offset, loader)
+    int maxDepth = 0;
+    for (const Lowered& x : parts) {
+      starts.emplace_back(l.sizes[d], x.loader);
+      l.sizes[d] += x.sizes[d];
+      l.provenance = ProvenanceSet::merge(l.provenance, x.inlinedProvenance());
+      l.prims.insert(l.prims.end(), x.prims.begin(), x.prims.end());
+      l.opCount += x.opCount;
+      l.size += x.size + 4;  // where(lt(index, start), part, rest)
+      maxDepth = std::max(maxDepth, x.depth);
+    }
+    l.prims.push_back(n.op);
+    l.opCount += 1;
+    l.depth = maxDepth + static_cast<int>(parts.size()) + 2;
+    l.loader = [starts, d, dt](const Index& i) {
+      LExprPtr result;
+      for (size_t k = starts.size(); k-- > 0;) {
+        Index j = i;
+        j[d] = i[d] - IndexExpr(starts[k].first);
+        LExprPtr v = starts[k].second(j);
+        if (!result) {
+          result = v;
+          continue;
+        }
+        LExprPtr before = LExpr::binary("lt", LExpr::indexValue(i[d], DType::I64),
+                                        LExpr::constant(static_cast<double>(starts[k + 1].first), DType::I64), DType::Bool);
+        result = LExpr::where(before, v, result);
+      }
+      return result;
+    };
+    return l;
+  }
+
+  // Up to kCatChunk inputs: one select chain. More: chunks of kCatChunk consecutive inputs are
+  // realized as buffers, level by level, so no body holds more than kCatChunk parts.
+  Lowered lowerCat(const Node& n, int64_t d, DType dt) {
+    const auto count = static_cast<int64_t>(n.inputs.size());
+    const int64_t chunk = std::min<int64_t>(count, kCatChunk);
+    // Each part gets an equal share of the limits, so any chunk of them fits.
+    const int partDepth = kMaxExprDepth - static_cast<int>(chunk) - 2;
+    const int64_t partSize = kMaxExprNodes / chunk - 4;
+    if (count <= kCatChunk) fitInputs(n, allInputs(n), static_cast<int>(count) + 2, 4 * count);
+    else
+      for (size_t k = 0; k < n.inputs.size(); ++k)
+        if (in(n, k).depth > partDepth || in(n, k).size > partSize) shrink(n.inputs[k]);
+    std::vector<Lowered> parts;
+    for (size_t k = 0; k < n.inputs.size(); ++k) parts.push_back(in(n, k));
+    while (static_cast<int64_t>(parts.size()) > kCatChunk) {
+      std::vector<Lowered> next;
+      for (size_t b = 0; b < parts.size(); b += kCatChunk) {
+        std::vector<Lowered> group(parts.begin() + b, parts.begin() + std::min(parts.size(), b + kCatChunk));
+        if (group.size() == 1) {
+          next.push_back(std::move(group[0]));
+          continue;
+        }
+        Lowered l = catOf(n, group, d, dt);
+        realizeLowered(l, n.scope);
+        next.push_back(std::move(l));
+      }
+      parts = std::move(next);
+    }
+    return catOf(n, parts, d, dt);
   }
 
   // Realizes a pointwise value at once when its body has grown past the inlining limit.
@@ -427,8 +576,7 @@ private:
     }
     node.body = src.loader(idx);
     node.output = newBuffer(dt, out);
-    node.provenance = n.provenance;
-    node.provenance.insert(node.provenance.end(), src.provenance.begin(), src.provenance.end());
+    node.provenance = ProvenanceSet::merge(ProvenanceSet(n.provenance), src.inlinedProvenance()).ids();
     node.prims = src.prims;
     node.prims.push_back(n.op);
     node.scope = n.scope;
@@ -463,8 +611,7 @@ private:
         std::swap(swapped[swapped.size() - 1], swapped[swapped.size() - 2]);
         Layout t = Layout::contiguous(swapped);
         std::swap(t.strides[t.strides.size() - 1], t.strides[t.strides.size() - 2]);
-        const Buffer& b = prog_.buffer(x.view->first);
-        if (x.view->second.strides == t.strides && x.view->second.offset == 0 && b.layout.numel() == x.view->second.numel()) {
+        if (x.view->second.strides == t.strides && x.view->second.offset == 0 && bufferNumel(x.view->first) == x.view->second.numel()) {
           node.externInputs.push_back(x.view->first);
           node.externInputSizes.push_back(swapped);
           node.externAttrs[i == 0 ? "transpose_a" : "transpose_b"] = true;
@@ -487,6 +634,7 @@ private:
   LoopProgram prog_;
   std::map<ValueId, Lowered> values_;
   std::map<ValueId, int> uses_;
+  std::map<std::string, int64_t> bufferNumel_;  // prog_.buffer(name).layout.numel() without the scan
   int nextBuffer_ = 0;
 };
 

@@ -12,6 +12,17 @@ namespace fusebox {
 constexpr int kRealizeReads = 4;
 constexpr int kRealizeOps = 30;
 
+// Bounded work on untrusted models: no inlined expression body (LExpr tree, a subtree inlined
+// into several places counted at each) is deeper than kMaxExprDepth or larger than
+// kMaxExprNodes, so lowering, the loop interpreter, the scheduler and the code emitters never
+// recurse deeper than this and never walk an exponential tree. When inlining a producer into its
+// consumer would pass a limit, the producer is realized as a buffer instead (split into
+// temporaries). A concatenation of more than kCatChunk inputs becomes a tree of concatenations of
+// at most kCatChunk inputs each, realized level by level.
+constexpr int kMaxExprDepth = 64;
+constexpr int kMaxExprNodes = 256;
+constexpr int kCatChunk = 16;
+
 // Throws Error naming the node for symbolic shapes or unsupported prims.
 LoopProgram lower(const Graph& primGraph);
 

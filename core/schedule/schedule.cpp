@@ -7,6 +7,7 @@
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 namespace fusebox {
 
@@ -52,14 +53,27 @@ struct Group {
 class Scheduler {
 public:
   Scheduler(const LoopProgram& p, const ScheduleConfig& c) : p_(p), cfg_(c) {
+    for (const LoopNode& n : p.nodes) producerOf_.emplace(n.output, n.id);
+    for (const Buffer& b : p.buffers) bufferOf_.emplace(b.name, &b);
+    consumers_.resize(p.nodes.size());
+    producers_.resize(p.nodes.size());
     for (const LoopNode& n : p.nodes) {
       groups_.push_back(Group{{n.id}});
       groupOf_.push_back(n.id);
+      version_.push_back(0);
       for (const std::string& b : n.reads()) {
         readers_[b].push_back(n.id);
-        if (const LoopNode* prod = p.producer(b)) consumersOf_[prod->id].insert(n.id);
+        if (const LoopNode* prod = producer(b)) consumers_[prod->id].push_back(n.id), producers_[n.id].push_back(prod->id);
       }
     }
+    for (auto* table : {&consumers_, &producers_})
+      for (std::vector<int>& c : *table) {
+        std::sort(c.begin(), c.end());
+        c.erase(std::unique(c.begin(), c.end()), c.end());
+      }
+    seen_.assign(groups_.size(), 0);
+    rank_.resize(groups_.size());
+    std::iota(rank_.begin(), rank_.end(), 0);  // nodes are in topological order
   }
 
   Schedule run() {
@@ -68,6 +82,16 @@ public:
   }
 
 private:
+  const LoopNode* producer(const std::string& buffer) const {
+    auto it = producerOf_.find(buffer);
+    return it == producerOf_.end() ? nullptr : &p_.nodes[it->second];
+  }
+  const std::vector<int>& consumersOf(int node) const { return consumers_[node]; }
+  const Buffer& buffer(const std::string& name) const {
+    auto it = bufferOf_.find(name);
+    return it == bufferOf_.end() ? p_.buffer(name) : *it->second;  // p_.buffer throws for unknown names
+  }
+
   // The grid of a set of nodes: (M, K), or nullopt with the reason they cannot share one.
   struct Grid {
     int64_t M = 1, K = 1;
@@ -84,7 +108,7 @@ private:
   // Bytes a kernel reads of `b`: all of it, except when it is only gathered from (a loss picking
   // one logit per row), where it is one element per gather point.
   int64_t bytesReadOf(const Kernel& k, const std::string& b) const {
-    const Buffer& buf = p_.buffer(b);
+    const Buffer& buf = buffer(b);
     int64_t gathered = 0;
     std::function<bool(const LExpr&, int64_t)> visit = [&](const LExpr& e, int64_t points) {
       if (e.op == b && e.kind == LExpr::Kind::Load) return false;
@@ -144,7 +168,7 @@ private:
       c.body->collectLoads(loads);
       auto cmap = kernelVarMap(c, g.row.at(cid), g.M, g.K);
       for (auto& [buf, idx] : loads) {
-        const LoopNode* prod = p_.producer(buf);
+        const LoopNode* prod = producer(buf);
         if (!prod || !in.count(prod->id)) continue;
         if (!g.row.at(prod->id) && prod->kind != LoopNode::Kind::Reduction && g.row.at(cid)) {
           why = "a per-row node cannot read " + buf + " computed per element";
@@ -163,36 +187,131 @@ private:
     return true;
   }
 
+  // Whether group `to` is reachable from `from` (through another group when skipDirect). True
+  // also when the search visits more than kCycleSearchGroups groups without an answer: not
+  // fusing is always correct, and the search stays bounded on huge graphs.
+  static constexpr int kCycleSearchGroups = 2048;
+  // Groups ranked after `to` in the topological order rank_ cannot reach it: the search stays
+  // within the groups between the two.
   bool reaches(int from, int to, bool skipDirect) const {
+    if (rank_[from] > rank_[to]) return false;
     std::vector<int> stack;
-    std::set<int> seen;
+    ++stamp_;
     for (int n : groups_[from].nodes)
-      for (int c : consumersOf_.count(n) ? consumersOf_.at(n) : std::set<int>{}) {
+      for (int c : consumersOf(n)) {
         int gc = groupOf_[c];
-        if (gc == from || (skipDirect && gc == to)) continue;
+        if (gc == from || (skipDirect && gc == to) || rank_[gc] > rank_[to]) continue;
         stack.push_back(gc);
       }
+    int visited = 0;
     while (!stack.empty()) {
       int gidx = stack.back();
       stack.pop_back();
       if (gidx == to) return true;
-      if (!seen.insert(gidx).second) continue;
+      if (seen_[gidx] == stamp_) continue;
+      seen_[gidx] = stamp_;
+      if (++visited > kCycleSearchGroups) return gaveUp_ = true;
       for (int n : groups_[gidx].nodes)
-        for (int c : consumersOf_.count(n) ? consumersOf_.at(n) : std::set<int>{})
-          if (groupOf_[c] != gidx) stack.push_back(groupOf_[c]);
+        for (int c : consumersOf(n))
+          if (groupOf_[c] != gidx && rank_[groupOf_[c]] <= rank_[to]) stack.push_back(groupOf_[c]);
     }
     return false;
   }
 
-  // Why two groups may not fuse, or "" when they may.
-  std::string illegal(int ga, int gb) const {
+  // Groups reachable from `start` along consumer edges (forward) or producer edges, with a rank
+  // strictly between lo and hi, not entering `avoid`.
+  std::vector<int> window(int start, int avoid, int lo, int hi, bool forward) const {
+    std::vector<int> found, stack{start};
+    ++stamp_;
+    seen_[start] = stamp_;
+    while (!stack.empty()) {
+      int g = stack.back();
+      stack.pop_back();
+      for (int n : groups_[g].nodes)
+        for (int m : forward ? consumersOf(n) : producers_[n]) {
+          int gm = groupOf_[m];
+          if (gm == g || gm == avoid || seen_[gm] == stamp_ || rank_[gm] <= lo || rank_[gm] >= hi) continue;
+          seen_[gm] = stamp_;
+          found.push_back(gm);
+          stack.push_back(gm);
+        }
+    }
+    return found;
+  }
+
+  // Keeps rank_ a topological order of the groups when `keep` absorbs `gone` (no path joins
+  // them but direct edges): between the two, whatever reaches the later one moves before the
+  // merged group and whatever the earlier one reaches moves after it (Pearce and Kelly's
+  // reordering), using the ranks those groups held. Call before the node lists are merged.
+  void rerankForMerge(int keep, int gone) {
+    int a = rank_[keep] < rank_[gone] ? keep : gone, b = a == keep ? gone : keep;
+    std::vector<int> after = window(a, b, rank_[a], rank_[b], true);
+    std::vector<int> before = window(b, a, rank_[a], rank_[b], false);
+    auto byRank = [&](int x, int y) { return rank_[x] < rank_[y]; };
+    std::sort(after.begin(), after.end(), byRank);
+    std::sort(before.begin(), before.end(), byRank);
+    std::vector<int> pool;
+    for (const auto* part : {&before, &after})
+      for (int g : *part) pool.push_back(rank_[g]);
+    pool.push_back(rank_[a]);
+    pool.push_back(rank_[b]);
+    std::sort(pool.begin(), pool.end());
+    size_t i = 0;
+    for (int g : before) rank_[g] = pool[i++];
+    rank_[keep] = pool[i++];
+    rank_[gone] = -1;  // a dead group: no node maps to it any more
+    for (int g : after) rank_[g] = pool[++i];
+    moved_ = std::move(before);
+    moved_.insert(moved_.end(), after.begin(), after.end());
+    moved_.push_back(keep);
+  }
+
+  // After a merge: every edge of a group whose rank changed still goes forward in rank_;
+  // otherwise (never expected) the order is rebuilt from scratch.
+  void checkRanks() {
+    for (int g : moved_)
+      for (int n : groups_[g].nodes) {
+        for (int c : consumersOf(n))
+          if (groupOf_[c] != g && rank_[groupOf_[c]] <= rank_[g]) return rebuildRanks();
+        for (int q : producers_[n])
+          if (groupOf_[q] != g && rank_[groupOf_[q]] >= rank_[g]) return rebuildRanks();
+      }
+  }
+
+  void rebuildRanks() {
+    std::vector<int> indeg(groups_.size(), 0), ready;
+    for (size_t g = 0; g < groups_.size(); ++g)
+      for (int n : groups_[g].nodes)
+        for (int q : producers_[n])
+          if (groupOf_[q] != static_cast<int>(g)) ++indeg[g];
+    for (size_t g = 0; g < groups_.size(); ++g)
+      if (groups_[g].alive && indeg[g] == 0) ready.push_back(static_cast<int>(g));
+    int next = 0;
+    while (!ready.empty()) {
+      int g = ready.back();
+      ready.pop_back();
+      rank_[g] = next++;
+      for (int n : groups_[g].nodes)
+        for (int c : consumersOf(n))
+          if (groupOf_[c] != g && --indeg[groupOf_[c]] == 0) ready.push_back(groupOf_[c]);
+    }
+  }
+
+  static constexpr const char* kCycle = "would create a cycle";
+
+  // Why two groups may not fuse, or "" when they may; *afterCycleTest: the reason was found
+  // after the cycle test passed.
+  std::string illegal(int ga, int gb, bool* afterCycleTest) const {
     std::vector<int> merged = groups_[ga].nodes;
     merged.insert(merged.end(), groups_[gb].nodes.begin(), groups_[gb].nodes.end());
     for (int id : merged)
       if (p_.nodes[id].kind == LoopNode::Kind::Extern) return "no fusion across the extern " + p_.nodes[id].externOp;
     if (static_cast<int>(merged.size()) > cfg_.maxNodesPerKernel)
       return "kernel size limit (" + std::to_string(cfg_.maxNodesPerKernel) + " nodes)";
-    if (reaches(ga, gb, true) || reaches(gb, ga, true)) return "would create a cycle";
+    gaveUp_ = false;
+    if (reaches(ga, gb, true) || reaches(gb, ga, true))
+      return gaveUp_ ? "cycle check gave up after " + std::to_string(kCycleSearchGroups) + " kernels" : kCycle;
+    *afterCycleTest = true;
     Grid g;
     std::string why;
     if (!gridOf(merged, g, why) || !aligned(merged, g, why)) return why;
@@ -212,9 +331,9 @@ private:
 
   int64_t verticalScore(int producer, int consumerGroup) const {
     const LoopNode& p = p_.nodes[producer];
-    int64_t bytes = p_.buffer(p.output).bytes();
+    int64_t bytes = buffer(p.output).bytes();
     bool allInside = std::find(p_.outputs.begin(), p_.outputs.end(), p.output) == p_.outputs.end();
-    for (int c : consumersOf_.count(producer) ? consumersOf_.at(producer) : std::set<int>{})
+    for (int c : consumersOf(producer))
       if (groupOf_[c] != consumerGroup && groupOf_[c] != groupOf_[producer]) allInside = false;
     return allInside ? 2 * bytes : bytes;  // the write and the read, or just the read
   }
@@ -222,7 +341,7 @@ private:
   std::vector<Candidate> candidates() const {
     std::vector<Candidate> out;
     for (const LoopNode& n : p_.nodes) {
-      for (int c : consumersOf_.count(n.id) ? consumersOf_.at(n.id) : std::set<int>{})
+      for (int c : consumersOf(n.id))
         if (groupOf_[n.id] != groupOf_[c]) out.push_back({n.id, c, "vertical", verticalScore(n.id, groupOf_[c])});
     }
     if (cfg_.horizontal)
@@ -230,11 +349,40 @@ private:
         for (size_t i = 0; i + 1 < readers.size(); ++i) {
           int a = readers[i], b = readers[i + 1];
           if (groupOf_[a] == groupOf_[b]) continue;
-          if (consumersOf_.count(a) && consumersOf_.at(a).count(b)) continue;  // already a vertical pair
-          out.push_back({a, b, "horizontal", p_.buffer(buf).bytes()});
+          if (std::binary_search(consumersOf(a).begin(), consumersOf(a).end(), b)) continue;  // already a vertical pair
+          out.push_back({a, b, "horizontal", buffer(buf).bytes()});
         }
     std::stable_sort(out.begin(), out.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
     return out;
+  }
+
+  // A rejection of two groups that have not changed since stands, with one exception: a pair
+  // refused for a reason checked after the cycle test may have gained a path through other
+  // groups since (paths only appear as groups merge), so only that test is repeated. Each pass
+  // thus re-examines in full only pairs whose groups changed, and logs what a full check would.
+  struct Rejection {
+    int ga, gb, versionA, versionB;
+    bool afterCycleTest;
+  };
+
+  std::string judge(const Candidate& c, int ga, int gb) {
+    auto key = std::make_tuple(c.a, c.b, c.kind);
+    auto it = rejected_.find(key);
+    if (it != rejected_.end() && it->second.ga == ga && it->second.gb == gb && it->second.versionA == version_[ga] &&
+        it->second.versionB == version_[gb]) {
+      gaveUp_ = false;
+      if (it->second.afterCycleTest && (reaches(ga, gb, true) || reaches(gb, ga, true))) {
+        it->second.afterCycleTest = false;
+        std::string why = gaveUp_ ? "cycle check gave up after " + std::to_string(kCycleSearchGroups) + " kernels" : kCycle;
+        log_[key].reason = why;
+        return why;
+      }
+      return log_.at(key).reason;
+    }
+    bool afterCycleTest = false;
+    std::string why = illegal(ga, gb, &afterCycleTest);
+    if (!why.empty()) rejected_[key] = Rejection{ga, gb, version_[ga], version_[gb], afterCycleTest};
+    return why;
   }
 
   void fuse() {
@@ -243,15 +391,19 @@ private:
       for (const Candidate& c : candidates()) {
         int ga = groupOf_[c.a], gb = groupOf_[c.b];
         if (ga == gb) continue;
-        std::string why = illegal(ga, gb);
+        std::string why = judge(c, ga, gb);
         FusionDecision d{c.a, c.b, c.kind, why.empty(), why.empty() ? "fused: " + mb(c.score) + " saved" : why, c.score};
         log_[{c.a, c.b, c.kind}] = d;
         if (!why.empty()) continue;
+        rerankForMerge(ga, gb);
         for (int n : groups_[gb].nodes) groupOf_[n] = ga;
         groups_[ga].nodes.insert(groups_[ga].nodes.end(), groups_[gb].nodes.begin(), groups_[gb].nodes.end());
         std::sort(groups_[ga].nodes.begin(), groups_[ga].nodes.end());
         groups_[gb].alive = false;
         groups_[gb].nodes.clear();
+        ++version_[ga];
+        ++version_[gb];
+        checkRanks();
         changed = true;
       }
       if (!changed) break;
@@ -266,7 +418,7 @@ private:
     for (size_t gi = 0; gi < groups_.size(); ++gi) {
       if (!groups_[gi].alive) continue;
       for (int n : groups_[gi].nodes)
-        for (int c : consumersOf_.count(n) ? consumersOf_.at(n) : std::set<int>{})
+        for (int c : consumersOf(n))
           if (groupOf_[c] != static_cast<int>(gi) && succ[gi].insert(groupOf_[c]).second) ++indeg[groupOf_[c]];
     }
     std::vector<int> ready;
@@ -317,7 +469,7 @@ private:
           if (!written.count(b)) readFromMemory.insert(b);
       for (const std::string& b : written) {
         bool outside = std::find(p_.outputs.begin(), p_.outputs.end(), b) != p_.outputs.end();
-        const LoopNode& prod = *p_.producer(b);
+        const LoopNode& prod = *producer(b);
         bool perElement = prod.kind == LoopNode::Kind::Pointwise && !isRow(k, prod.id);
         for (int r : readers_.count(b) ? readers_.at(b) : std::vector<int>{}) {
           if (kernelOf[p_.nodes[r].output] != k.id) outside = true;
@@ -327,7 +479,7 @@ private:
       }
       k.readBuffers.assign(readFromMemory.begin(), readFromMemory.end());
       for (const std::string& b : k.readBuffers) k.bytesRead += bytesReadOf(k, b);
-      for (const std::string& b : k.storedBuffers) k.bytesWritten += p_.buffer(b).bytes();
+      for (const std::string& b : k.storedBuffers) k.bytesWritten += buffer(b).bytes();
     }
     s.memory = planMemory(s, kernelOf);
     for (auto& [key, d] : log_) s.decisions.push_back(d);
@@ -379,7 +531,7 @@ private:
     std::map<int, std::vector<std::string>> dying;
     for (const Kernel& k : s.kernels) {
       for (const std::string& b : k.storedBuffers) {
-        const Buffer& buf = p_.buffer(b);
+        const Buffer& buf = buffer(b);
         if (buf.kind != Buffer::Kind::Intermediate) continue;
         plan.totalIntermediateBytes += buf.bytes();
         auto it = freeBlocks.find(buf.bytes());
@@ -392,7 +544,7 @@ private:
         plan.peakIntermediateBytes = std::max(plan.peakIntermediateBytes, live);
         dying[lastUse.count(b) ? lastUse[b] : k.id].push_back(b);
       }
-      for (const std::string& b : dying[k.id]) freeBlocks.emplace(p_.buffer(b).bytes(), b);
+      for (const std::string& b : dying[k.id]) freeBlocks.emplace(buffer(b).bytes(), b);
     }
     return plan;
   }
@@ -401,9 +553,19 @@ private:
   ScheduleConfig cfg_;
   std::vector<Group> groups_;
   std::vector<int> groupOf_;  // node -> group index
+  std::vector<int> version_;  // group -> how many times it has changed
   std::map<std::string, std::vector<int>> readers_;
-  std::map<int, std::set<int>> consumersOf_;
+  std::unordered_map<std::string, int> producerOf_;  // buffer -> the node that writes it
+  std::unordered_map<std::string, const Buffer*> bufferOf_;
+  std::vector<std::vector<int>> consumers_;         // node -> nodes reading its output, ascending
+  std::vector<std::vector<int>> producers_;         // node -> nodes whose outputs it reads, ascending
+  std::vector<int> rank_;                           // group -> position in a topological order of the groups
+  std::vector<int> moved_;                          // groups whose rank the last merge changed
   std::map<std::tuple<int, int, std::string>, FusionDecision> log_;
+  std::map<std::tuple<int, int, std::string>, Rejection> rejected_;
+  mutable std::vector<int> seen_;  // reaches(): group -> the search that last visited it
+  mutable int stamp_ = 0;
+  mutable bool gaveUp_ = false;  // the last reaches() hit kCycleSearchGroups
 };
 
 }  // namespace

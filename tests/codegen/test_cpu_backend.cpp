@@ -7,6 +7,7 @@
 #include "core/frontend/model_loader.h"
 #include "core/ops/unary_math.h"
 #include "core/runtime/model_runner.h"
+#include "scale_models.h"
 #include "test_util.h"
 
 using namespace fusebox;
@@ -101,3 +102,24 @@ TEST(CpuCodegen, EveryUnaryMathFunctionMatchesTheInterpreter) {
     for (const OutputCheck& c : r.checks) EXPECT_TRUE(c.ok) << (train ? "train " : "infer ") << c.name << ": max abs " << c.diff.maxAbs;
   }
 }
+
+// Bounded work: what a model many ops long or wide lowers to compiles (clang sees no select chain
+// hundreds deep, no expression tree past the lowering limits) and matches the interpreter.
+namespace {
+void expectCompilesAndMatches(const std::string& src, bool train = false) {
+  if (!cpuJitAvailable()) GTEST_SKIP() << "built without LLVM";
+  PipelineConfig cfg;
+  cfg.train = train;
+  Pipeline p(parseModel(src, "scale.fbx"), cfg);
+  p.runAll();
+  RunReport r = runOnCpu(p, 1, 1, 2);
+  ASSERT_FALSE(r.checks.empty());
+  for (const OutputCheck& c : r.checks) EXPECT_TRUE(c.ok) << c.name << ": max abs " << c.diff.maxAbs << " rel " << c.diff.maxRel;
+}
+}  // namespace
+
+TEST(CpuScale, ManyInputConcatCompilesAndMatches) { expectCompilesAndMatches(test::concatSource(500)); }
+
+TEST(CpuScale, ThousandOpDagCompilesAndMatches) { expectCompilesAndMatches(test::dagSource(1000)); }
+
+TEST(CpuScale, RejoiningPathsTrainAndMatch) { expectCompilesAndMatches(test::diamondSource(60), true); }
