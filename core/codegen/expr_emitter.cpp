@@ -42,7 +42,7 @@ std::string literal(double v, DType t) {
 namespace {
 
 // A copy of `e` whose loads name buffers by their C identifiers.
-LExprPtr withCNames(const LExprPtr& e, const IdentifierTable& ids) {
+LExprPtr withCNames(const LExprPtr& e, const BufferNames& ids) {
   auto copy = std::make_shared<LExpr>(*e);
   if (e->kind == LExpr::Kind::Load || e->kind == LExpr::Kind::LoadIndirect) copy->op = ids(e->op);
   for (LExprPtr& a : copy->args) a = withCNames(a, ids);
@@ -62,8 +62,39 @@ std::string KernelEmitter::emit(const LoopNode& n, const LExprPtr& e, const std:
   return emitExpr(withCNames(e, ids_), vars, indent);
 }
 
+bool alwaysInBounds(const IndexExpr& e, int64_t elements, int64_t width) {
+  auto [lo, hi] = e.bounds();
+  return lo >= 0 && hi <= elements - width;
+}
+
+bool KernelEmitter::mayReadOutOfBounds(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars) const {
+  if (e->kind == LExpr::Kind::Load) {
+    auto it = ids_.elements.find(e->op);
+    if (it == ids_.elements.end() || !alwaysInBounds(e->index.substitute(vars), it->second)) return true;
+  }
+  return std::any_of(e->args.begin(), e->args.end(), [&](const LExprPtr& a) { return mayReadOutOfBounds(a, vars); });
+}
+
+std::string KernelEmitter::emitGuardedWhere(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars,
+                                            const std::string& indent) {
+  std::string cond = emitExpr(e->args[0], vars, indent);
+  std::string name = "t" + std::to_string(temp_++);
+  os_ << indent << ctype(e->dtype) << " " << name << ";\n";
+  for (int branch : {1, 2}) {
+    os_ << indent << (branch == 1 ? "if (" + cond + ") {\n" : std::string("} else {\n"));
+    auto saved = cse_;  // temporaries of a branch are not visible after it
+    std::string v = emitExpr(e->args[branch], vars, indent + "  ");
+    os_ << indent << "  " << name << " = " << v << ";\n";
+    cse_ = std::move(saved);
+  }
+  os_ << indent << "}\n";
+  return name;
+}
+
 std::string KernelEmitter::emitExpr(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars,
                                     const std::string& indent) {
+  if (e->kind == LExpr::Kind::Where && (mayReadOutOfBounds(e->args[1], vars) || mayReadOutOfBounds(e->args[2], vars)))
+    return emitGuardedWhere(e, vars, indent);
   std::vector<std::string> kids;
   kids.reserve(e->args.size());
   for (const LExprPtr& a : e->args) kids.push_back(emitExpr(a, vars, indent));
@@ -215,7 +246,7 @@ void emitLoopItem(std::ostringstream& body, KernelEmitter& em, const LoopNode& n
 }
 
 std::string bufferPointerDecls(const LoopProgram& p, const Kernel& k, const std::map<std::string, int>& slot,
-                               const std::string& restrictWord, const IdentifierTable& ids) {
+                               const std::string& restrictWord, const BufferNames& ids) {
   std::set<std::string> used(k.readBuffers.begin(), k.readBuffers.end());
   used.insert(k.storedBuffers.begin(), k.storedBuffers.end());
   std::set<std::string> written(k.storedBuffers.begin(), k.storedBuffers.end());
@@ -227,10 +258,16 @@ std::string bufferPointerDecls(const LoopProgram& p, const Kernel& k, const std:
   return s;
 }
 
-IdentifierTable bufferIdentifiers(const LoopProgram& p) {
+namespace {
+std::vector<std::string> bufferNamesOf(const LoopProgram& p) {
   std::vector<std::string> names;
   for (const Buffer& b : p.buffers) names.push_back(b.name);
-  return IdentifierTable(names, "b_");
+  return names;
+}
+}  // namespace
+
+BufferNames::BufferNames(const LoopProgram& p) : ids(bufferNamesOf(p), "b_") {
+  for (const Buffer& b : p.buffers) elements[ids(b.name)] = b.layout.numel();
 }
 
 }  // namespace fusebox

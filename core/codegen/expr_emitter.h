@@ -16,17 +16,29 @@
 
 namespace fusebox {
 
+// How generated code names a program's buffers ("fc1.weight" -> "b_fc1_weight": unique, made of
+// [A-Za-z0-9_] whatever the model named them; every other generated name has another prefix),
+// and each one's element count by that name, for static bounds checks of loads.
+struct BufferNames {
+  explicit BufferNames(const LoopProgram& p);
+  const std::string& operator()(const std::string& buffer) const { return ids(buffer); }
+  IdentifierTable ids;
+  std::map<std::string, int64_t> elements;  // by C identifier
+};
+
+// Whether every element `e` addresses, for `width` consecutive elements, lies in [0, elements).
+bool alwaysInBounds(const IndexExpr& e, int64_t elements, int64_t width = 1);
+
 std::string ctype(DType t);
 std::string literal(double v, DType t);
 
 class KernelEmitter {
 public:
-  // `ids` names the program's buffers in generated code (bufferIdentifiers).
-  KernelEmitter(std::ostringstream& os, const IdentifierTable& ids) : os_(os), ids_(ids) {}
+  KernelEmitter(std::ostringstream& os, const BufferNames& ids) : os_(os), ids_(ids) {}
   // Emits `e`, an expression of node `n` (its body, or a part of it), and returns the register or
   // literal holding its value. Data-dependent indices are range-checked; a fault names `n`.
   std::string emit(const LoopNode& n, const LExprPtr& e, const std::map<std::string, IndexExpr>& vars, const std::string& indent);
-  const IdentifierTable& ids() const { return ids_; }
+  const BufferNames& ids() const { return ids_; }
   void resetCse() { cse_.clear(); }
   void publish(const std::string& buffer, const std::string& name, bool perElement);
   void forgetPerElement();
@@ -38,9 +50,13 @@ public:
 private:
   std::string emitExpr(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars, const std::string& indent);
   std::string compute(const LExprPtr& e, const std::vector<std::string>& kids, const std::map<std::string, IndexExpr>& vars);
+  // A select whose branches may read outside their buffers where not selected (cat, pad): each
+  // branch is computed only when chosen.
+  std::string emitGuardedWhere(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars, const std::string& indent);
+  bool mayReadOutOfBounds(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars) const;
 
   std::ostringstream& os_;
-  const IdentifierTable& ids_;
+  const BufferNames& ids_;
   int site_ = 0;  // the loop node whose expression is being emitted
   std::map<std::string, std::string> cse_;
   std::map<std::string, std::string> published_;
@@ -73,10 +89,6 @@ void emitLoopItem(std::ostringstream& body, KernelEmitter& em, const LoopNode& n
 // excluded), read from the buffer table `bufs` at their slots; `restrictWord` is "__restrict"
 // (C++) or "__restrict__" (CUDA).
 std::string bufferPointerDecls(const LoopProgram& p, const Kernel& k, const std::map<std::string, int>& slot,
-                               const std::string& restrictWord, const IdentifierTable& ids);
-
-// The C identifiers of a program's buffers ("fc1.weight" -> "b_fc1_weight"): unique, and made of
-// [A-Za-z0-9_] whatever the model named them. Every other generated name has another prefix.
-IdentifierTable bufferIdentifiers(const LoopProgram& p);
+                               const std::string& restrictWord, const BufferNames& ids);
 
 }  // namespace fusebox

@@ -273,3 +273,27 @@ TEST(IndexChecks, InRangeIndicesStillMatchTheInterpreter) {
     for (const OutputCheck& c : r.checks) EXPECT_TRUE(c.ok) << c.name;
   }
 }
+
+// cat (and the zero padding of slice's gradient) select between inputs by position; a branch's
+// load is out of its buffer where the other branch is chosen, so generated code reads it only
+// where chosen (an if/else instead of computing both sides), and still matches the interpreter.
+TEST(GuardedReads, CatReadsEachInputOnlyWhereItIsChosen) {
+  if (!cpuJitAvailable()) GTEST_SKIP() << "built without LLVM";
+  const std::string src =
+      "model m(a: f32[3, 1]) {\n"
+      "  param b: f32[3, 5] = randn(seed=1)\n"
+      "  param c: f32[3, 7] = randn(seed=2)\n"
+      "  h = cat([relu(a), b * 2.0, c], 1)\n"
+      "  return sum(tanh(slice(h, 1, 2, 11)) * 1.5)\n"
+      "}\n";
+  for (bool train : {false, true}) {
+    PipelineConfig cfg;
+    cfg.train = train;
+    Pipeline p(parseModel(src, "cat.fbx"), cfg);
+    p.runAll();
+    EXPECT_NE(p.cppModules()[0].source.find("} else {"), std::string::npos) << "cat's inputs are read unconditionally";
+    RunReport r = runOnCpu(p, 2, 3, 2);
+    ASSERT_FALSE(r.checks.empty());
+    for (const OutputCheck& c : r.checks) EXPECT_TRUE(c.ok) << (train ? "train " : "infer ") << c.name;
+  }
+}

@@ -20,7 +20,7 @@ namespace {
 class ModuleWriter {
 public:
   ModuleWriter(const LoopProgram& p, const Schedule& s, const std::function<std::string(NodeId)>& describe)
-      : p_(p), s_(s), describe_(describe), ids_(bufferIdentifiers(p)) {
+      : p_(p), s_(s), describe_(describe), ids_(p) {
     for (const Buffer& b : p.buffers) {
       bufferIndex_[b.name] = static_cast<int>(mod_.bufferOrder.size());
       mod_.bufferOrder.push_back(b.name);
@@ -260,7 +260,7 @@ private:
   std::ostringstream os_;
   CppModule mod_;
   std::map<std::string, int> bufferIndex_;
-  IdentifierTable ids_;
+  BufferNames ids_;
   int lines_ = 0;
 };
 

@@ -27,7 +27,7 @@ int64_t pow2AtLeast(int64_t v) {
 class CudaWriter {
 public:
   CudaWriter(const LoopProgram& p, const Schedule& s, const std::function<std::string(NodeId)>& describe)
-      : p_(p), s_(s), describe_(describe), ids_(bufferIdentifiers(p)) {
+      : p_(p), s_(s), describe_(describe), ids_(p) {
     for (const Buffer& b : p.buffers) {
       slot_[b.name] = static_cast<int>(mod_.bufferOrder.size());
       mod_.bufferOrder.push_back(b.name);
@@ -112,9 +112,18 @@ private:
     return std::all_of(rest.terms().begin(), rest.terms().end(), [](const IndexTerm& t) { return t.coeff % 4 == 0; });
   }
 
-  static void plainLoads(const LExprPtr& e, std::vector<const LExpr*>& out) {
+  // Loads read ahead as float4: not those in a select's branches that may fall outside their
+  // buffer where not chosen (cat, pad), which the emitter reads only when chosen.
+  void plainLoads(const LExprPtr& e, const std::map<std::string, IndexExpr>& lane0, std::vector<const LExpr*>& out) {
     if (e->kind == LExpr::Kind::Load) out.push_back(e.get());
-    for (const LExprPtr& a : e->args) plainLoads(a, out);
+    for (size_t i = 0; i < e->args.size(); ++i) {
+      if (e->kind == LExpr::Kind::Where && i > 0 && branchMayReadOutside(e->args[i], lane0)) continue;
+      plainLoads(e->args[i], lane0, out);
+    }
+  }
+  bool branchMayReadOutside(const LExprPtr& e, const std::map<std::string, IndexExpr>& lane0) {
+    if (e->kind == LExpr::Kind::Load && !alwaysInBounds(e->index.substitute(lane0), p_.buffer(e->op).layout.numel(), 4)) return true;
+    return std::any_of(e->args.begin(), e->args.end(), [&](const LExprPtr& a) { return branchMayReadOutside(a, lane0); });
   }
 
   // The float4 loads of the items' f32 inputs at lane 0, as "b_x[k + 64*m]" -> the item's load,
@@ -126,7 +135,7 @@ private:
     for (int i : items) {
       const LoopNode& n = p_.nodes[k.items[i].node];
       std::vector<const LExpr*> loads;
-      plainLoads(n.body, loads);
+      plainLoads(n.body, laneVars(n, M, K, 0), loads);
       for (const LExpr* ld : loads) {
         if (ld->dtype != DType::F32 || written.count(ld->op)) continue;
         IndexExpr e0 = ld->index.substitute(laneVars(n, M, K, 0));
@@ -580,7 +589,7 @@ private:
   std::ostringstream os_;
   CudaModule mod_;
   std::map<std::string, int> slot_;
-  IdentifierTable ids_;
+  BufferNames ids_;
   std::map<std::string, std::string> vectorRegs_;  // float4 loads of the current loop body
   const OnlineSoftmax* online_ = nullptr;           // the pair emitLanes merges, while it does
   std::vector<std::string> onlineMax_, onlineExp_;  // its per-lane values in the current chunk
