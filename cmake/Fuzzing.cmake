@@ -14,8 +14,8 @@ if(FUSEBOX_CLANGXX AND FUSEBOX_CLANG AND FUSEBOX_LIBFUZZER AND FUSEBOX_WITH_ONNX
     SOURCE_DIR ${CMAKE_SOURCE_DIR}
     BINARY_DIR ${_fuzz_dir}
     CMAKE_ARGS -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=${FUSEBOX_CLANGXX} -DCMAKE_C_COMPILER=${FUSEBOX_CLANG}
-               -DFUSEBOX_FUZZ_TARGETS=ON -DBUILD_TESTING=OFF
-    BUILD_COMMAND ${CMAKE_COMMAND} --build ${_fuzz_dir} --parallel 2 --target fuzz_onnx_loader fuzz_fbx_parser
+               -DFUSEBOX_FUZZ_TARGETS=ON -DBUILD_TESTING=OFF -DFUSEBOX_WITH_SESSIONS=${FUSEBOX_WITH_SESSIONS}
+    BUILD_COMMAND ${CMAKE_COMMAND} --build ${_fuzz_dir} --parallel 2 --target fuzz_onnx_loader fuzz_fbx_parser fuzz_compiler
                   $<$<BOOL:${FUSEBOX_WITH_SESSIONS}>:fuzz_session_report>
     INSTALL_COMMAND ""
     BUILD_ALWAYS ON

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <set>
+#include <sstream>
 
 #include "core/ir/error.h"
 
@@ -25,6 +26,43 @@ std::string commentText(std::string_view text, size_t maxLength) {
   }
   if (text.size() > maxLength) out += "...";
   return out;
+}
+
+namespace {
+
+// The directives the printers write themselves: `#if FB_HAVE_CBLAS`, `#endif`, `#pragma unroll [N]`.
+bool isPrinterDirective(const std::string& code) {
+  size_t b = code.find_first_not_of(' ');
+  std::string d = b == std::string::npos ? "" : code.substr(b);
+  if (d == "#if FB_HAVE_CBLAS" || d == "#endif" || d == "#pragma unroll") return true;
+  const std::string unroll = "#pragma unroll ";
+  return d.rfind(unroll, 0) == 0 && d.size() > unroll.size() &&
+         d.find_first_not_of("0123456789", unroll.size()) == std::string::npos;
+}
+
+}  // namespace
+
+std::string generatedSourceProblem(const std::string& source, const std::string& prelude) {
+  size_t at = source.find(prelude);
+  if (at == std::string::npos) return "the source does not hold its prelude";
+  std::istringstream in(source.substr(0, at) + source.substr(at + prelude.size()));
+  std::string line;
+  auto problem = [&](const char* why) { return std::string(why) + " in generated line: " + commentText(line); };
+  while (std::getline(in, line)) {
+    for (char c : line)
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) return problem("a non-printable byte");
+    size_t comment = line.find("//");
+    std::string code = line.substr(0, comment);
+    if (isPrinterDirective(code)) continue;
+    for (const std::string fixed : {"extern \"C\"", "(\"\")"})   // and its own literals
+      for (size_t q; (q = code.find(fixed)) != std::string::npos;) code.erase(q, fixed.size());
+    if (code.find_first_of("\"'#\\") != std::string::npos) return problem("a quote, # or backslash in code");
+    if (comment == std::string::npos) continue;
+    std::string text = line.substr(comment);
+    if (text.find("*/") != std::string::npos || text.find("??") != std::string::npos || text.back() == '\\')
+      return problem("comment text that could end or splice the comment");
+  }
+  return "";
 }
 
 IdentifierTable::IdentifierTable(const std::vector<std::string>& names, const std::string& prefix) {

@@ -3,6 +3,7 @@
 // can neither end a comment nor become code, and no two buffers share an identifier.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <string_view>
@@ -14,6 +15,14 @@ namespace fusebox {
 // backslashes and `?` included, as \xNN escapes), `*/` broken up, at most `maxLength` characters
 // of the original (then "..."). The result never ends a line, a comment or a token.
 std::string commentText(std::string_view text, size_t maxLength = 160);
+
+// What the printers promise about generated source outside its fixed `prelude`: model text
+// appears only in `//` comments, as commentText made it, and in identifiers. So no line holds a
+// byte outside printable ASCII, a `#`, a backslash or a quote before its `//` (but the printers'
+// own `extern "C"`, `__builtin_nan("")`, `#if FB_HAVE_CBLAS`/`#endif`, `#pragma unroll`), and no comment holds
+// `*/`, `??` or ends in a backslash.
+// Returns "" or what is wrong, with the line.
+std::string generatedSourceProblem(const std::string& source, const std::string& prelude);
 
 // Unique C identifiers for a set of names: `prefix` + the name's letters, digits and underscores
 // (other characters become `_`), at most kMaxIdentifier characters, with `_2`, `_3`, ... when

@@ -425,7 +425,9 @@ private:
       // (a cross-entropy picks one log-probability per row without writing the whole tensor).
       Loader src = in(n, 0).loader;
       const int64_t extent = in(n, 0).sizes[d];
-      const IndexExpr picked = IndexExpr::var(kGatherVar, extent);
+      // One placeholder per gather: a gather of a gather (cross_entropy of an embedding) must not
+      // confuse the inner coordinate with the outer one.
+      const IndexExpr picked = IndexExpr::var(kGatherVar + std::to_string(n.id), extent);
       auto inlined = [=](const Index& i) {
         Index j = i;
         j[d] = picked;

@@ -58,6 +58,8 @@ public:
     }
     mod_.source = os_.str();
     mod_.indexChecks = indexCheckSites(p_, describe_);
+    // Checked, not assumed: a printer bug that let model text into code would be an injection.
+    if (std::string problem = generatedSourceProblem(mod_.source, cudaPrelude()); !problem.empty()) throw Error("internal error: " + problem);
     return std::move(mod_);
   }
 
