@@ -8,6 +8,7 @@
 #include "core/ops/unary_math.h"
 #include "core/runtime/model_runner.h"
 #include "scale_models.h"
+#include "cpu_check.h"
 #include "test_util.h"
 
 using namespace fusebox;
@@ -112,9 +113,7 @@ void expectCompilesAndMatches(const std::string& src, bool train = false) {
   cfg.train = train;
   Pipeline p(parseModel(src, "scale.fbx"), cfg);
   p.runAll();
-  RunReport r = runOnCpu(p, 1, 1, 2);
-  ASSERT_FALSE(r.checks.empty());
-  for (const OutputCheck& c : r.checks) EXPECT_TRUE(c.ok) << c.name << ": max abs " << c.diff.maxAbs << " rel " << c.diff.maxRel;
+  test::expectCpuMatchesInterpreter(p, 1, 1, 2, train ? "train" : "infer");
 }
 }  // namespace
 

@@ -18,6 +18,7 @@
 #include "core/frontend/model_loader.h"
 #include "core/frontend/onnx/onnx_loader.h"
 #include "core/runtime/model_runner.h"
+#include "cpu_check.h"
 #include "test_util.h"
 
 using namespace fusebox;
@@ -182,9 +183,7 @@ TEST(SourceSafety, HostileNamesNeverReachGeneratedCode) {
       expectNoModelTextOutsideComments(cuda.source, "CUDA " + p.graphName(i));
     }
     if (!cpuJitAvailable()) continue;
-    RunReport r = runOnCpu(p, 1, 3, 1);
-    ASSERT_FALSE(r.checks.empty());
-    for (const OutputCheck& c : r.checks) EXPECT_TRUE(c.ok) << (train ? "train " : "infer ") << c.name;
+    test::expectCpuMatchesInterpreter(p, 1, 3, 1, train ? "train" : "infer");
   }
   fs::remove(path);
 }
@@ -282,9 +281,7 @@ TEST_P(InRangeIndices, StillMatchTheInterpreter) {
     cfg.train = train;
     Pipeline p(parseModel(src, "emb.fbx"), cfg);
     p.runAll();
-    RunReport r = runOnCpu(p, 2, 5, 2);
-    ASSERT_FALSE(r.checks.empty());
-    for (const OutputCheck& c : r.checks) EXPECT_TRUE(c.ok) << (train ? "train " : "infer ") << c.name;
+    test::expectCpuMatchesInterpreter(p, 2, 5, 2, train ? "train" : "infer");
   }
 }
 
@@ -308,8 +305,6 @@ TEST(GuardedReads, CatReadsEachInputOnlyWhereItIsChosen) {
     Pipeline p(parseModel(src, "cat.fbx"), cfg);
     p.runAll();
     EXPECT_NE(p.cppModules()[0].source.find("} else {"), std::string::npos) << "cat's inputs are read unconditionally";
-    RunReport r = runOnCpu(p, 2, 3, 2);
-    ASSERT_FALSE(r.checks.empty());
-    for (const OutputCheck& c : r.checks) EXPECT_TRUE(c.ok) << (train ? "train " : "infer ") << c.name;
+    test::expectCpuMatchesInterpreter(p, 2, 3, 2, train ? "train" : "infer");
   }
 }
