@@ -1,7 +1,8 @@
 // What is on disk before SQLite opens a session file: whether it exists, is a regular file, looks
 // like a SQLite database of Fusebox (the header's magic and application id), is in WAL mode, and
 // which -wal/-shm companions lie next to it. No SQL here: these checks refuse a file that is not a
-// session without SQLite ever opening it, so it is left byte-identical.
+// session before any SQLite connection opens it (the header is read read-only through SQLite's VFS,
+// which keeps this process's locks on the file intact), so it is left byte-identical.
 #pragma once
 
 #include <cstdint>

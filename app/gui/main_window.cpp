@@ -48,7 +48,11 @@ MainWindow::MainWindow(const QString& sessionPath, QWidget* parent) : QMainWindo
   connect(this, &MainWindow::requestRunAll, worker_, &PipelineWorker::runAll);
   connect(worker_, &PipelineWorker::sessionStarted, this, [this](qlonglong id, const QString& path) {
     session_ = id;
-    if (!reader_) reader_ = std::make_unique<SessionStore>(SessionStore::openReadOnly(path.toStdString(), true));
+    try {
+      if (!reader_) reader_ = std::make_unique<SessionStore>(SessionStore::openReadOnly(path.toStdString(), true));
+    } catch (const std::exception& e) {
+      showError("Cannot read the session file", e.what());  // the views then stay empty; the worker still records
+    }
     statusBar()->showMessage(QString("session %1 in %2").arg(id).arg(path));
   });
   connect(worker_, &PipelineWorker::stageDone, this, &MainWindow::onStageDone);
@@ -384,21 +388,29 @@ void MainWindow::onRunFinished(int code, QProcess::ExitStatus status) {
     showError("Run failed", why + "\n\n" + (err + out).right(3000));
     return;
   }
-  if (reader_)
-    for (const StoredSource& s : reader_->sources(session_)) {
-      QString g = QString::fromStdString(s.graph);
-      if (s.kind == "llvm_ir") code_->setCode("LLVM IR " + g, "llvm_ir", QString::fromStdString(s.body));
-      if (s.kind == "asm") code_->setCode("asm " + g, "asm", QString::fromStdString(s.body));
-      if (s.kind == "ptx") code_->setCode("PTX " + g, "ptx", QString::fromStdString(s.body));
-    }
+  try {
+    if (reader_)
+      for (const StoredSource& s : reader_->sources(session_)) {
+        QString g = QString::fromStdString(s.graph);
+        if (s.kind == "llvm_ir") code_->setCode("LLVM IR " + g, "llvm_ir", QString::fromStdString(s.body));
+        if (s.kind == "asm") code_->setCode("asm " + g, "asm", QString::fromStdString(s.body));
+        if (s.kind == "ptx") code_->setCode("PTX " + g, "ptx", QString::fromStdString(s.body));
+      }
+  } catch (const std::exception& e) {
+    return showError("Cannot read the run's code from the session", e.what());
+  }
   statusBar()->showMessage("run finished: " + out.section('\n', -3).trimmed().left(300));
 }
 
 void MainWindow::refreshCandidates() {
   if (!reader_) return;
   std::vector<std::pair<int64_t, QString>> list;
-  for (const SessionInfo& s : reader_->sessions())
-    if (s.id != session_) list.push_back({s.id, QString("%1: %2 %3").arg(s.id).arg(QString::fromStdString(s.model), QString::fromStdString(s.config))});
+  try {
+    for (const SessionInfo& s : reader_->sessions())
+      if (s.id != session_) list.push_back({s.id, QString("%1: %2 %3").arg(s.id).arg(QString::fromStdString(s.model), QString::fromStdString(s.config))});
+  } catch (const std::exception& e) {
+    return showError("Cannot list the sessions to compare with", e.what());
+  }
   std::reverse(list.begin(), list.end());  // newest first
   compare_->setCandidates(list);
 }

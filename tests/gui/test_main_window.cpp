@@ -62,7 +62,7 @@ private slots:
     shot(w.get(), "01_after_trace");
 
     w->runAllStages();
-    QTRY_COMPARE_WITH_TIMEOUT(w->stagesDone().size(), 7, 30000);
+    QTRY_VERIFY2_WITH_TIMEOUT(w->stagesDone().size() == 7, qPrintable("stages: " + w->stagesDone().join(",") + "; error: " + w->lastError()), 30000);
     QTRY_VERIFY(!w->busy());
     for (int i = 0; i < 4; ++i) QVERIFY2(w->pane(i)->view()->nodeCount() > 0, qPrintable(QString("pane %1 empty").arg(i)));
     QCOMPARE(w->pane(1)->choice()->count(), 3);  // joint, forward, backward
@@ -94,7 +94,7 @@ private slots:
     // A second config of the same model, then the fusion comparison of the two sessions.
     w->setFusion(false);
     w->runAllStages();
-    QTRY_COMPARE_WITH_TIMEOUT(w->stagesDone().size(), 7, 30000);
+    QTRY_VERIFY2_WITH_TIMEOUT(w->stagesDone().size() == 7, qPrintable("stages: " + w->stagesDone().join(",") + "; error: " + w->lastError()), 30000);
     QTRY_VERIFY(!w->busy());
     QVERIFY(w->session() != fused);
     w->compareWith(fused);
@@ -164,7 +164,7 @@ private slots:
     auto w = window();
     w->setModel(path);
     w->runAllStages();
-    QTRY_COMPARE_WITH_TIMEOUT(w->stagesDone().size(), 7, 30000);
+    QTRY_VERIFY2_WITH_TIMEOUT(w->stagesDone().size() == 7, qPrintable("stages: " + w->stagesDone().join(",") + "; error: " + w->lastError()), 30000);
     QTRY_VERIFY(!w->busy());
     QVERIFY2(w->lastError().isEmpty(), qPrintable(w->lastError()));
     for (int i = 0; i < 4; ++i) QVERIFY2(w->pane(i)->view()->nodeCount() > 0, qPrintable(QString("pane %1 empty").arg(i)));

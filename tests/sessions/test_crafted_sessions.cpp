@@ -4,6 +4,7 @@
 // refused untouched, read-only files are reported without leaving files, concurrent creators all
 // get recorded.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "report/html_report.h"
 #include "report/markup_check.h"
 #include "sessions/session_fields.h"
+#include "sessions/session_file.h"
 #include "sessions/session_store.h"
 #include "test_util.h"
 
@@ -413,4 +415,57 @@ TEST(SessionStore, ConcurrentCreatorsOfANewFileAreAllRecorded) {
   // WAL mode with its -wal/-shm: readers handle that too (session_open.cpp).
   SessionStore s = SessionStore::openReadOnly(path);
   EXPECT_EQ(s.sessions().size(), static_cast<size_t>(kProcesses + kThreads));
+}
+
+// Whether a forked process finds a POSIX lock held on `path` (by this process).
+bool anotherProcessSeesALock(const std::string& path) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int fd = ::open(path.c_str(), O_RDWR);
+    struct flock l {};
+    l.l_type = F_WRLCK;
+    l.l_whence = SEEK_SET;
+    bool locked = fd >= 0 && ::fcntl(fd, F_GETLK, &l) == 0 && l.l_type != F_UNLCK;
+    ::_exit(locked ? 0 : 1);
+  }
+  int status = 0;
+  return ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// The GUI's connections: its own writer and live reader stay open while a `fusebox run` child
+// writes the same file and closes; the GUI's next compile opens a new writer (then drops the old)
+// and must still commit.
+TEST(SessionStore, WriterCommitsAfterAnotherProcessWriterClosed) {
+  TempDir d("gui_like");
+  std::string path = d.file("s.fbs");
+  auto worker = std::make_unique<SessionStore>(SessionStore::open(path));
+  int64_t id = worker->createSession("mlp", "infer", "cpu");
+  SessionStore reader = SessionStore::openReadOnly(path, true);
+  EXPECT_EQ(reader.sessions().size(), 1u);
+  // Reading the header must leave this process's POSIX locks alone (closing a descriptor of the
+  // file drops them all); another process sees them.
+  EXPECT_TRUE(inspectSessionFile(path).sqlite);
+  EXPECT_TRUE(anotherProcessSeesALock(path));
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    try {
+      SessionStore child = SessionStore::open(path);
+      child.beginRun(id);
+      child.appendProfile(id, {{1, "forward", "k", 0, 0.5, 1}});
+    } catch (...) {
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(reader.profile(id).size(), 1u);
+  EXPECT_TRUE(inspectSessionFile(path).wal) << "this process's connections are open: the closing child may not switch the journal mode";
+  worker = std::make_unique<SessionStore>(SessionStore::open(path));
+  int64_t next = worker->createSession("mlp", "infer", "cpu");
+  StageRecord r;
+  r.artifacts = {{"trace", "traced", "text", "t", 1}};
+  worker->writeStage(next, r);
+  EXPECT_EQ(reader.sessions().size(), 2u);
 }
