@@ -75,7 +75,10 @@ private:
     std::ostringstream body;
     KernelEmitter em(body, ids_);
     int64_t M = k.M, K = k.K;
-    bool pureFull = K == 1 && std::none_of(k.items.begin(), k.items.end(), [](const KernelItem& i) { return i.row; });
+    // Not a kernel of reductions over size-1 dims (K is 1 there too): tiling would sum k.
+    bool pureFull = K == 1 && std::none_of(k.items.begin(), k.items.end(), [&](const KernelItem& i) {
+      return i.row || p_.nodes[i.node].kind == LoopNode::Kind::Reduction;
+    });
     if (pureFull) {  // pointwise kernels: tile the flat range by the innermost dim so k is contiguous
       const LoopNode& first = p_.nodes[k.items[0].node];
       int64_t inner = first.vars.empty() ? 1 : first.vars.back().size;

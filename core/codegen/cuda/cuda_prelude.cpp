@@ -35,6 +35,14 @@ __device__ __forceinline__ float fb_erf(float x) { return erff(x); }
 __device__ __forceinline__ double fb_erf(double x) { return erf(x); }
 __device__ __forceinline__ float fb_pow(float x, float y) { return powf(x, y); }
 __device__ __forceinline__ double fb_pow(double x, double y) { return pow(x, y); }
+__device__ __forceinline__ fb_i64 fb_pow(fb_i64 x, fb_i64 y) {  // as the CPU prelude's
+  double r = pow((double)x, (double)y);
+  return isnan(r) || isinf(r) ? 0 : r >= 9.2233720368547758e18 ? 0x7fffffffffffffffLL : r <= -9.2233720368547758e18 ? -0x7fffffffffffffffLL - 1 : (fb_i64)r;
+}
+__device__ __forceinline__ int fb_pow(int x, int y) {
+  double r = pow((double)x, (double)y);
+  return isnan(r) || isinf(r) ? 0 : r >= 2147483647.0 ? 2147483647 : r <= -2147483648.0 ? -2147483647 - 1 : (int)r;
+}
 __device__ __forceinline__ float fb_sin(float x) { return sinf(x); }
 __device__ __forceinline__ double fb_sin(double x) { return sin(x); }
 __device__ __forceinline__ float fb_cos(float x) { return cosf(x); }
