@@ -47,6 +47,32 @@ INSTANTIATE_TEST_SUITE_P(Zoo, CpuBackend,
                                   (std::get<2>(info.param) ? "" : "_nofusion");
                          });
 
+// Every built-in model trained with all of its dims at an edge size: 1 (reductions and
+// broadcasts over size-1 dims, a batch of one) and 3 (odd, below the vector width).
+class CpuBackendEdgeSizes : public ::testing::TestWithParam<std::tuple<std::string, int64_t, bool>> {};
+
+TEST_P(CpuBackendEdgeSizes, TrainsLikeTheInterpreter) {
+  if (!cpuJitAvailable()) GTEST_SKIP() << "built without LLVM";
+  auto [model, size, fusion] = GetParam();
+  ModelDef def = loadModel(model);
+  PipelineConfig cfg;
+  for (const auto& [name, defaultSize] : def.dims) cfg.trace.dims[name] = size;
+  cfg.train = true;
+  cfg.schedule.fusion = fusion;
+  Pipeline p(def, cfg);
+  p.runAll();
+  test::expectCpuMatchesInterpreter(p, 1, 3, 2, model + " dims=" + std::to_string(size));
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, CpuBackendEdgeSizes,
+                         ::testing::Combine(::testing::Values("mlp", "lenet", "resnet_block", "layernorm_gelu", "gpt2_block",
+                                                              "softmax_xent", "mlp_gelu_ln", "xent_logits"),
+                                            ::testing::Values(int64_t{1}, int64_t{3}), ::testing::Bool()),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_dims" + std::to_string(std::get<1>(info.param)) +
+                                  (std::get<2>(info.param) ? "" : "_nofusion");
+                         });
+
 TEST(CpuJit, KeepsIrAndAssemblyAndCachesBySource) {
   if (!cpuJitAvailable()) GTEST_SKIP() << "built without LLVM";
   Pipeline p(loadModel("layernorm_gelu"), {});
