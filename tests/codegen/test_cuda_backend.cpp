@@ -55,6 +55,30 @@ INSTANTIATE_TEST_SUITE_P(Zoo, CudaBackend,
                                             ::testing::Bool()),
                          [](const auto& info) { return std::get<0>(info.param) + (std::get<1>(info.param) ? "_train" : "_infer"); });
 
+// Every built-in model trained with all of its dims at 1 and at 3 (as the CPU test does).
+class CudaBackendEdgeSizes : public ::testing::TestWithParam<std::tuple<std::string, int64_t>> {};
+
+TEST_P(CudaBackendEdgeSizes, TrainsLikeTheInterpreterOnTheGpu) {
+  std::string why;
+  if (!nvrtcAvailable() || !cudaDeviceAvailable(&why)) GTEST_SKIP() << "no GPU here: " << why;
+  auto [model, size] = GetParam();
+  ModelDef def = loadModel(model);
+  PipelineConfig cfg;
+  for (const auto& [name, defaultSize] : def.dims) cfg.trace.dims[name] = size;
+  cfg.train = true;
+  Pipeline p(def, cfg);
+  p.runAll();
+  RunReport r = runOnCuda(p, 1, 3);
+  ASSERT_FALSE(r.checks.empty());
+  for (const OutputCheck& c : r.checks) EXPECT_TRUE(c.ok) << model << " dims=" << size << " " << c.name << ": max abs " << c.diff.maxAbs;
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, CudaBackendEdgeSizes,
+                         ::testing::Combine(::testing::Values("mlp", "lenet", "resnet_block", "layernorm_gelu", "gpt2_block",
+                                                              "softmax_xent", "mlp_gelu_ln", "xent_logits"),
+                                            ::testing::Values(int64_t{1}, int64_t{3})),
+                         [](const auto& info) { return std::get<0>(info.param) + "_dims" + std::to_string(std::get<1>(info.param)); });
+
 TEST(CudaCodegen, RowReductionsUseBlockReductions) {
   Pipeline p(loadModel("layernorm_gelu"), {});
   p.runUntil(Stage::Schedule);

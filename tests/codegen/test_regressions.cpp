@@ -12,6 +12,7 @@
 #include "core/codegen/cuda/cuda_codegen.h"
 #include "core/codegen/cuda/nvrtc_compiler.h"
 #include "core/frontend/model_loader.h"
+#include "core/runtime/cuda_executable.h"
 #include "cpu_check.h"
 
 using namespace fusebox;
@@ -77,6 +78,18 @@ TEST_P(Regression, CudaSourceCompilesToPtx) {
     p.runUntil(Stage::Schedule);
     for (size_t i = 0; i < p.loops().size(); ++i)
       EXPECT_FALSE(compileCudaModule(generateCuda(p.loops()[i], p.schedules()[i]).source, 90)->ptx.empty()) << describe(c);
+  }
+}
+
+TEST_P(Regression, MatchesTheInterpreterOnTheGpu) {
+  std::string why;
+  if (!nvrtcAvailable() || !cudaDeviceAvailable(&why)) GTEST_SKIP() << "no GPU here: " << why;
+  for (const PipelineConfig& c : configsFor(GetParam())) {
+    Pipeline p(loadModel(GetParam()), c);
+    p.runAll();
+    RunReport r = runOnCuda(p, 1, 5);
+    ASSERT_FALSE(r.checks.empty());
+    for (const OutputCheck& o : r.checks) EXPECT_TRUE(o.ok) << describe(c) << " " << o.name << ": max abs " << o.diff.maxAbs;
   }
 }
 
