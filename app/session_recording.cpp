@@ -49,7 +49,7 @@ void SessionRecording::compileBackend(const Pipeline& p, const std::string& targ
         impl_->store.writeCompileLog(impl_->id, {graph, "cuda", true, "NVRTC to PTX for compute capability " + std::to_string(cc), ms()});
       } else {
         auto m = compileCpuModule(p.cppModules()[i].source);
-        impl_->store.writeSources(impl_->id, {{graph, "llvm_ir", m->llvmIR}, {graph, "asm", m->assembly}});
+        impl_->store.writeSources(impl_->id, {{graph, "llvm_ir", m->llvmIR}, {graph, "asm", m->assembly()}});
         impl_->store.writeCompileLog(impl_->id, {graph, "cpu", true, m->fromCache ? "clang/LLVM -O3 (cached)" : "clang/LLVM -O3", ms()});
       }
     } catch (const Error& e) {

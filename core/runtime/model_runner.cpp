@@ -131,7 +131,7 @@ RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads
     report.fromCache = compiled->fromCache;
     if (hooks.compiled) {
       hooks.compiled(p.graphName(i), "llvm_ir", compiled->llvmIR);
-      hooks.compiled(p.graphName(i), "asm", compiled->assembly);
+      hooks.compiled(p.graphName(i), "asm", compiled->assembly());
     }
     exes.push_back(std::make_unique<CpuExecutable>(p.loops()[i], p.schedules()[i], p.cppModules()[i], compiled, pool));
     report.peakIntermediateBytes += p.schedules()[i].memory.peakIntermediateBytes;

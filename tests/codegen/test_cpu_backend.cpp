@@ -83,7 +83,7 @@ TEST(CpuJit, KeepsIrAndAssemblyAndCachesBySource) {
   EXPECT_EQ(a->entry, b->entry);
   EXPECT_NE(a->llvmIR.find("define"), std::string::npos);
   EXPECT_NE(a->llvmIR.find("kernel0"), std::string::npos);
-  EXPECT_NE(a->assembly.find("kernel0:"), std::string::npos);
+  EXPECT_NE(a->assembly().find("kernel0:"), std::string::npos);
   // The row loops are vectorized (packed single-precision vectors in the IR).
   EXPECT_NE(a->llvmIR.find(" x float>"), std::string::npos);
 }

@@ -1,6 +1,7 @@
 // Stage 7 (CPU): compiles generated C++ in process: clang (libclang-cpp 16) -> LLVM IR at -O3
-// for the host CPU -> ORC LLJIT. Keeps the optimized LLVM IR and the assembly for the GUI, and
-// caches compiled modules by the hash of their source.
+// for the host CPU -> ORC LLJIT. Keeps the optimized LLVM IR (and the assembly, made from it
+// when first asked for: it runs the LLVM backend a second time), and caches compiled modules by
+// the hash of their source.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +14,14 @@ struct CompiledCpuModule {
   void* entry = nullptr;       // fusebox_main(const FuseboxRuntime*, void* const*)
   long* fault = nullptr;       // fusebox_fault[3]: node id + 1, index, size of the first index fault
   std::string llvmIR;          // after optimization
-  std::string assembly;        // host assembly of the whole module
+  // Host assembly of the whole module, emitted from llvmIR on the first call (thread-safe).
+  std::string assembly() const;
   double compileMs = 0;
   bool fromCache = false;
   std::string sourceHash;
+
+  struct LazyAssembly;
+  std::shared_ptr<LazyAssembly> lazyAssembly;  // shared by the copies a cache hit makes
 };
 
 // Whether this build has the LLVM backend.
