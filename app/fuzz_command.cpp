@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "app/cli_args.h"
@@ -120,6 +121,7 @@ int fuzzCommand(const std::vector<std::string>& argv) {
   auto timeUp = [&] { return seconds > 0 && elapsed() >= seconds; };
   int ran = 0, checks = 0, failures = 0;
   std::map<std::string, std::string> unique;  // signature -> reproducer file (or "")
+  std::set<std::string> minimizedBugs;        // failures minimized already, whatever their config
   for (uint64_t i = 0; (!programs || ran < programs) && !timeUp(); ++i) {
     uint64_t programSeed = seed + i;
     FuzzProgram infer = generateFuzzProgram(programSeed, {});
@@ -142,6 +144,12 @@ int fuzzCommand(const std::vector<std::string>& argv) {
       std::fflush(stdout);
       if (!isNew) continue;
       unique[sig] = "";
+      // The same failure under another config: its reproducer was already minimized.
+      std::string bug = std::string(outcomeKindName(o.kind)) + " | " + o.stage + " | " + normalizeMessage(o.message);
+      if (!minimizedBugs.insert(bug).second) {
+        std::printf("  (the same failure as under an earlier config: not minimized again)\n");
+        continue;
+      }
       FuzzProgram small = prog;
       if (minimize) {
         MinimizeResult m = minimizeProgram(prog, [&](const FuzzProgram& cand) {

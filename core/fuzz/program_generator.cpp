@@ -126,12 +126,13 @@ private:
     Shape out;
     size_t drop = s.empty() ? 0 : static_cast<size_t>(rng_.below(static_cast<int64_t>(s.size()) + 1));
     if (rng_.chance(0.5)) drop = 0;
-    if (rng_.chance(0.15)) out.push_back(drawSize());  // a new leading dim
+    if (drop == 0 && rng_.chance(0.15)) out.push_back(drawSize());  // a new leading dim
     for (size_t i = drop; i < s.size(); ++i) {
       if (s[i] == 1) out.push_back(rng_.chance(0.5) ? drawSize() : 1);
       else out.push_back(rng_.chance(0.35) ? 1 : s[i]);
     }
-    return fit(out);
+    // Too large: all ones still broadcasts (halving a dim would not).
+    return numel(out) > o_.maxElements ? Shape(out.size(), 1) : out;
   }
 
   // ----- values -----
@@ -543,7 +544,7 @@ private:
       std::string zero = m.kind == Kind::I64 ? std::to_string(rng_.range(0, 3)) : num(static_cast<double>(rng_.range(-4, 4)) / 4);
       return comparison() + "(" + m.name + ", " + zero + ")";
     }
-    maskShape = y->shape;
+    maskShape = x.shape;  // y broadcasts into x
     return comparison() + "(" + y->name + ", " + x.name + ")";
   }
   // A shape broadcasting to `s` (dims kept or set to 1, leading dims dropped).
@@ -620,7 +621,7 @@ private:
       default: {
         Shape ms;
         std::string m = mask(a, ms);
-        return emit("to(" + m + ", dtype=\"f32\")", Kind::F32, broadcast(ms, a.shape), 1, true);
+        return emit("to(" + m + ", dtype=\"f32\")", Kind::F32, ms, 1, true);
       }
     }
   }
