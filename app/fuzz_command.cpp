@@ -129,13 +129,16 @@ int fuzzCommand(const std::vector<std::string>& argv) {
     trainOpts.training = true;
     FuzzProgram train = generateFuzzProgram(programSeed, trainOpts);
     ++ran;
+    bool invalid[2] = {false, false};  // a program that does not trace fails every config the same way
     for (const CheckConfig& c : configs) {
       if (timeUp() && !programs) break;
+      if (invalid[c.train]) continue;
       const FuzzProgram& prog = c.train ? train : infer;
       FuzzOutcome o = checkProgramIsolated(printProgram(prog), c, timeout);
       ++checks;
       if (!o.failed()) continue;
       ++failures;
+      invalid[c.train] |= o.kind == OutcomeKind::Invalid;
       std::string sig = failureSignature(o, c);
       bool isNew = !unique.count(sig);
       std::printf("FAIL program seed %llu, %s: %s%s: %s%s\n", static_cast<unsigned long long>(programSeed), c.str().c_str(),
