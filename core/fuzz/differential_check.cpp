@@ -226,6 +226,12 @@ FuzzOutcome checkProgram(const std::string& program, const CheckConfig& config, 
 
 std::string normalizeMessage(const std::string& message) {
   std::string first = message.substr(0, message.find('\n'));
+  // A compiler's log: its first error says what went wrong, the first line only that it failed.
+  size_t err = message.find("error");
+  if (err != std::string::npos && err > first.size()) {
+    size_t lineStart = message.rfind('\n', err) + 1;
+    first += " " + message.substr(lineStart, message.find('\n', err) - lineStart);
+  }
   if (first.size() > 240) first.resize(240);
   static const std::regex number(R"(\b(inf|nan)\b|[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?)");
   return std::regex_replace(first, number, "#");
