@@ -81,7 +81,9 @@ std::string reproducerText(FuzzProgram p, const CheckConfig& c, const FuzzOutcom
   head += "# outcome: " + programComment(std::string(outcomeKindName(o.kind)) + (o.stage.empty() ? "" : " at " + o.stage)) + "\n";
   head += "# message: " + programComment(o.message) + "\n";
   head += "# signature: " + programComment(signature) + "\n";
-  if (c.target != FuzzTarget::Ptx) head += "# reproduce: fusebox run THIS_FILE " + c.runFlags() + "\n";
+  if (c.target != FuzzTarget::Ptx)
+    head += "# reproduce: fusebox run THIS_FILE " + c.runFlags() +
+            (c.train ? " (the fuzzer also checks input gradients; `run --train` checks params': make the inputs params)" : "") + "\n";
   else head += "# reproduce: fusebox dump THIS_FILE --stage ptx" + std::string(c.train ? " --train" : "") + (c.fusion ? "" : " --no-fusion") + "\n";
   return head + printProgram(p);
 }
