@@ -162,6 +162,8 @@ std::string usage() {
          "  report SESSION [--compare SESSION2] -o report.html\n"
          "                                      a self-contained HTML report of a session, or a fusion comparison of two\n"
          "  conformance DIR [--failures FILE]   ONNX backend test cases through the whole pipeline (CPU)\n"
+         "  fuzz [--seconds N] [--seed S] [--programs N] [--targets cpu,ptx,cuda] [--out DIR]\n"
+         "                                      differential fuzzing: random programs, compiled vs the interpreter\n"
          "  gui [MODEL]                         the inspector GUI (also: fusebox with no arguments)\n\n"
          "MODEL is a built-in model name (see `fusebox models`), a .fbx file or a .onnx file.\n"
          "Options: --help (also after a command), --version\n";

@@ -17,6 +17,7 @@ int opsCommand(const std::vector<std::string>& args);
 int compileCommand(const std::vector<std::string>& args);
 int reportCommand(const std::vector<std::string>& args);
 int conformanceCommand(const std::vector<std::string>& args);
+int fuzzCommand(const std::vector<std::string>& args);
 
 std::string usage();
 extern const char* const kGuiHelp;

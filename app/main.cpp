@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
     if (command == "compile") return compileCommand(rest);
     if (command == "report") return reportCommand(rest);
     if (command == "conformance") return conformanceCommand(rest);
+    if (command == "fuzz") return fuzzCommand(rest);
     throw UsageError("unknown command '" + command + "'");
   } catch (const UsageError& e) {
     std::cerr << "fusebox: " << e.what() << "\n\n" << usage();
