@@ -28,7 +28,17 @@ std::string ctype(DType t) {
 
 std::string literal(double v, DType t) {
   if (t == DType::Bool) return v != 0 ? "true" : "false";
-  if (isInteger(t)) return std::to_string(static_cast<int64_t>(v)) + (t == DType::I64 ? "L" : "");
+  if (isInteger(t)) {
+    // Saturated (a max reduction's identity is -inf), and the minimum written as `-max - 1`: the
+    // literal -9223372036854775808L is unary minus on a constant too big for long (unsigned).
+    bool i64 = t == DType::I64;
+    const double lo = i64 ? -9223372036854775808.0 : -2147483648.0, hi = i64 ? 9223372036854775807.0 : 2147483647.0;
+    const char* suffix = i64 ? "L" : "";
+    if (std::isnan(v)) return std::string("0") + suffix;
+    if (v <= lo) return std::string("(-") + (i64 ? "9223372036854775807" : "2147483647") + suffix + " - 1)";
+    if (v >= hi) return std::string(i64 ? "9223372036854775807" : "2147483647") + suffix;
+    return std::to_string(static_cast<int64_t>(v)) + suffix;
+  }
   std::string suffix = t == DType::F32 ? "f" : "";
   if (std::isinf(v)) return std::string(v < 0 ? "-" : "") + (t == DType::F32 ? "__builtin_inff()" : "__builtin_inf()");
   if (std::isnan(v)) return t == DType::F32 ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")";

@@ -58,9 +58,12 @@ const char* const kGatherVar = "gather_";
 
 // `e` with every load that depends on the coordinate variable `coord` turned into an indirect
 // load at `value`, or nullopt when some use of it is not a plain linear term of a load index
-// (a div/mod of it, through a reshape, or an iota of it).
+// (a div/mod of it, through a reshape, or an iota of it) or the dim has size 1.
 std::optional<LExprPtr> withIndirectCoordinate(const LExprPtr& e, const IndexExpr& coord, int64_t extent, const LExprPtr& value) {
-  const std::string name = coord.variables().at(0);
+  // A size-1 dim has no coordinate variable (it is the constant 0): nothing to rewrite, and the
+  // caller realizes the source instead, whose indirect load still checks the index.
+  if (coord.variables().empty()) return std::nullopt;
+  const std::string name = coord.variables()[0];
   auto copy = std::make_shared<LExpr>(*e);
   for (LExprPtr& a : copy->args) {
     auto r = withIndirectCoordinate(a, coord, extent, value);

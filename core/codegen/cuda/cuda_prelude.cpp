@@ -76,8 +76,10 @@ struct FbMin { template <class T> __device__ T operator()(T a, T b) const { retu
 
 // Reduces v over the block (warp shuffles, then one warp over the warps' partials); every
 // thread returns the result. `scratch` holds 32 values of T.
+// `identity` converts to T (a literal's type may differ: long vs long long for i64).
+template <class T> struct FbSame { typedef T type; };
 template <class T, class Op>
-__device__ T fb_block_reduce(T v, Op op, T identity, T* scratch) {
+__device__ T fb_block_reduce(T v, Op op, typename FbSame<T>::type identity, T* scratch) {
   for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
   int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
   __syncthreads();
