@@ -244,10 +244,11 @@ std::string describeLoopNode(const LoopNode& n, const std::function<std::string(
 }
 
 void emitLoopItem(std::ostringstream& body, KernelEmitter& em, const LoopNode& n, const std::map<std::string, IndexExpr>& vars,
-                  const std::string& indent, bool stored, const std::string& acc) {
+                  const std::string& indent, bool stored, const std::string& acc, bool reassociableSums) {
   std::string v = em.emit(n, n.body, vars, indent);
   if (n.kind == LoopNode::Kind::Reduction) {
-    body << indent << reduceCombine(n, acc, v) << ";\n";
+    if (reassociableSums && n.reduceOp == "sum") body << indent << "{ " << kReassociatePragma << " " << reduceCombine(n, acc, v) << "; }\n";
+    else body << indent << reduceCombine(n, acc, v) << ";\n";
     return;
   }
   const std::string& out = em.ids()(n.output);

@@ -82,8 +82,13 @@ std::map<int, std::string> indexCheckSites(const LoopProgram& p, const std::func
 
 // Emits one per-point item of a loop body: a reduction's body folded into `acc` (the
 // accumulator's name), or a pointwise value stored when `stored` and published for later items.
+// `reassociableSums`: a sum's accumulation alone may be reassociated (clang's fp pragma), so the
+// loop vectorizes it; nothing else is, so a value recomputed in two kernels has the same bits.
 void emitLoopItem(std::ostringstream& body, KernelEmitter& em, const LoopNode& n, const std::map<std::string, IndexExpr>& vars,
-                  const std::string& indent, bool stored, const std::string& acc);
+                  const std::string& indent, bool stored, const std::string& acc, bool reassociableSums = false);
+
+// The clang pragma that lets one compound statement's floating-point operations be reassociated.
+inline const char* const kReassociatePragma = "_Pragma(\"clang fp reassociate(on)\")";
 
 // Typed pointer declarations for every buffer a kernel touches in memory (registers-only buffers
 // excluded), read from the buffer table `bufs` at their slots; `restrictWord` is "__restrict"

@@ -1,5 +1,7 @@
 #include "core/codegen/source_text.h"
 
+#include "core/codegen/expr_emitter.h"
+
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -54,7 +56,7 @@ std::string generatedSourceProblem(const std::string& source, const std::string&
     size_t comment = line.find("//");
     std::string code = line.substr(0, comment);
     if (isPrinterDirective(code)) continue;
-    for (const std::string fixed : {"extern \"C\"", "(\"\")"})   // and its own literals
+    for (const std::string fixed : {std::string("extern \"C\""), std::string("(\"\")"), std::string(kReassociatePragma)})  // its own literals
       for (size_t q; (q = code.find(fixed)) != std::string::npos;) code.erase(q, fixed.size());
     if (code.find_first_of("\"'#\\") != std::string::npos) return problem("a quote, # or backslash in code");
     if (comment == std::string::npos) continue;

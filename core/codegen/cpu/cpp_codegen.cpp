@@ -128,7 +128,7 @@ private:
         const LoopNode& n = p_.nodes[k.items[i].node];
         auto vars = kernelVarMap(n, false, M, K);
         body << indent << "// " << origin(n) << "\n";
-        emitLoopItem(body, em, n, vars, indent, isStored(n.output), "acc_" + cName(n.output));
+        emitLoopItem(body, em, n, vars, indent, isStored(n.output), "acc_" + cName(n.output), true);
       }
       if (K > 1) body << "    }\n";
       em.forgetPerElement();
@@ -171,7 +171,7 @@ private:
       const LoopNode& n = p_.nodes[it.node];
       auto vars = kernelVarMap(n, false, M, K);
       body << indent << "// " << origin(n) << "\n";
-      emitLoopItem(body, em, n, vars, indent, isStored(n.output), "acc_" + cName(n.output) + "[i]");
+      emitLoopItem(body, em, n, vars, indent, isStored(n.output), "acc_" + cName(n.output) + "[i]", true);
     }
     body << "      }\n    }\n";
     for (const LoopNode* r : reductions)

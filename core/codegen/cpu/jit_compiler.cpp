@@ -156,8 +156,12 @@ std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& sou
   std::string fileName = "fusebox_" + hash + ".cpp";
   std::string cpu = llvm::sys::getHostCPUName().str();
   if (cpu == "generic") cpu = "x86-64";  // an unrecognized host: the feature list below carries AVX etc.
-  std::vector<std::string> argStore = {"-x", "c++", "-std=c++17", "-O3", "-ffp-contract=fast",
-                                       "-mreassociate", "-fno-signed-zeros", "-freciprocal-math",
+  // No -mreassociate, -freciprocal-math or cross-statement FMA contraction (-ffp-contract=on fuses
+  // only within one C expression, i.e. one loop-IR op): LLVM would rewrite an expression differently
+  // depending on its other uses, so a value recomputed in two kernels could differ in the last bit
+  // and an eq against a saved max no longer hold (the gradient of a tied amin was inf). Sums opt in
+  // per accumulation (kReassociatePragma) so they still vectorize.
+  std::vector<std::string> argStore = {"-x", "c++", "-std=c++17", "-O3", "-ffp-contract=on", "-fno-signed-zeros",
                                        "-fno-rtti", "-triple", llvm::sys::getProcessTriple(),
                                        "-target-cpu", cpu, "-vectorize-loops", "-vectorize-slp", "-nostdsysteminc",
                                        "-nobuiltininc", fileName};
