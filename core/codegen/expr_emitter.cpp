@@ -29,15 +29,17 @@ std::string ctype(DType t) {
 std::string literal(double v, DType t) {
   if (t == DType::Bool) return v != 0 ? "true" : "false";
   if (isInteger(t)) {
-    // Saturated (a max reduction's identity is -inf), and the minimum written as `-max - 1`: the
-    // literal -9223372036854775808L is unary minus on a constant too big for long (unsigned).
+    // Saturated (a max reduction's identity is -inf); i64 as a cast to fb_i64, whose underlying
+    // type differs between the preludes (long, long long), so overloads and templates deduce it;
+    // the minimum written as `max - 1` negated (-9223372036854775808 is not a literal).
     bool i64 = t == DType::I64;
     const double lo = i64 ? -9223372036854775808.0 : -2147483648.0, hi = i64 ? 9223372036854775807.0 : 2147483647.0;
-    const char* suffix = i64 ? "L" : "";
-    if (std::isnan(v)) return std::string("0") + suffix;
-    if (v <= lo) return std::string("(-") + (i64 ? "9223372036854775807" : "2147483647") + suffix + " - 1)";
-    if (v >= hi) return std::string(i64 ? "9223372036854775807" : "2147483647") + suffix;
-    return std::to_string(static_cast<int64_t>(v)) + suffix;
+    std::string digits = std::isnan(v) ? "0"
+                         : v <= lo     ? std::string(i64 ? "-9223372036854775807" : "-2147483647") + " - 1"
+                         : v >= hi     ? std::string(i64 ? "9223372036854775807" : "2147483647")
+                                       : std::to_string(static_cast<int64_t>(v));
+    if (i64) return "((fb_i64)" + digits + ")";
+    return digits.find(' ') != std::string::npos ? "(" + digits + ")" : digits;
   }
   std::string suffix = t == DType::F32 ? "f" : "";
   if (std::isinf(v)) return std::string(v < 0 ? "-" : "") + (t == DType::F32 ? "__builtin_inff()" : "__builtin_inf()");

@@ -63,16 +63,16 @@ static inline float fb_erf(float x) {
 static inline double fb_erf(double x) { return erf(x); }
 static inline float fb_pow(float x, float y) { return powf(x, y); }
 static inline double fb_pow(double x, double y) { return pow(x, y); }
-// Integer pow as the interpreter computes it: the double power truncated toward zero (0 when not
-// finite), saturated instead of an undefined out-of-range conversion.
+// Integer pow, exact (a double pow may be an ulp off, which truncation turns into an off-by-one):
+// square-and-multiply with wrapping products; a negative power is 0 unless |x| is 1.
 static inline fb_i64 fb_pow(fb_i64 x, fb_i64 y) {
-  double r = pow((double)x, (double)y);
-  return r != r || r == __builtin_inf() || r == -__builtin_inf() ? 0 : r >= 9.2233720368547758e18 ? 0x7fffffffffffffffL : r <= -9.2233720368547758e18 ? -0x7fffffffffffffffL - 1 : (fb_i64)r;
+  if (y < 0) return x == 1 ? 1 : x == -1 ? ((y & 1) ? -1 : 1) : 0;
+  fb_u64 r = 1, b = (fb_u64)x;
+  for (; y; y >>= 1, b *= b)
+    if (y & 1) r *= b;
+  return (fb_i64)r;
 }
-static inline int fb_pow(int x, int y) {
-  double r = pow((double)x, (double)y);
-  return r != r || r == __builtin_inf() || r == -__builtin_inf() ? 0 : r >= 2147483647.0 ? 2147483647 : r <= -2147483648.0 ? -2147483647 - 1 : (int)r;
-}
+static inline int fb_pow(int x, int y) { return (int)fb_pow((fb_i64)x, (fb_i64)y); }
 static inline float fb_sin(float x) { return sinf(x); }
 static inline double fb_sin(double x) { return sin(x); }
 static inline float fb_cos(float x) { return cosf(x); }

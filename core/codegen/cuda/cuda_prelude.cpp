@@ -35,14 +35,14 @@ __device__ __forceinline__ float fb_erf(float x) { return erff(x); }
 __device__ __forceinline__ double fb_erf(double x) { return erf(x); }
 __device__ __forceinline__ float fb_pow(float x, float y) { return powf(x, y); }
 __device__ __forceinline__ double fb_pow(double x, double y) { return pow(x, y); }
-__device__ __forceinline__ fb_i64 fb_pow(fb_i64 x, fb_i64 y) {  // as the CPU prelude's
-  double r = pow((double)x, (double)y);
-  return isnan(r) || isinf(r) ? 0 : r >= 9.2233720368547758e18 ? 0x7fffffffffffffffLL : r <= -9.2233720368547758e18 ? -0x7fffffffffffffffLL - 1 : (fb_i64)r;
+__device__ __forceinline__ fb_i64 fb_pow(fb_i64 x, fb_i64 y) {  // exact, as the CPU prelude's
+  if (y < 0) return x == 1 ? 1 : x == -1 ? ((y & 1) ? -1 : 1) : 0;
+  fb_u64 r = 1, b = (fb_u64)x;
+  for (; y; y >>= 1, b *= b)
+    if (y & 1) r *= b;
+  return (fb_i64)r;
 }
-__device__ __forceinline__ int fb_pow(int x, int y) {
-  double r = pow((double)x, (double)y);
-  return isnan(r) || isinf(r) ? 0 : r >= 2147483647.0 ? 2147483647 : r <= -2147483648.0 ? -2147483647 - 1 : (int)r;
-}
+__device__ __forceinline__ int fb_pow(int x, int y) { return (int)fb_pow((fb_i64)x, (fb_i64)y); }
 __device__ __forceinline__ float fb_sin(float x) { return sinf(x); }
 __device__ __forceinline__ double fb_sin(double x) { return sin(x); }
 __device__ __forceinline__ float fb_cos(float x) { return cosf(x); }
