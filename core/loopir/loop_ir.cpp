@@ -100,6 +100,11 @@ void LExpr::collectLoads(std::vector<std::pair<std::string, IndexExpr>>& out) co
   for (const LExprPtr& a : args) a->collectLoads(out);
 }
 
+bool LExpr::readsIndirectly(const std::string& buffer) const {
+  if (kind == Kind::LoadIndirect && op == buffer) return true;
+  return std::any_of(args.begin(), args.end(), [&](const LExprPtr& a) { return a->readsIndirectly(buffer); });
+}
+
 int LExpr::countOps() const {
   int n = kind == Kind::Load || kind == Kind::Constant || kind == Kind::Index ? 0 : 1;
   for (const LExprPtr& a : args) n += a->countOps();

@@ -76,6 +76,8 @@ struct LExpr {
 
   // Every buffer read, with the index it is read at.
   void collectLoads(std::vector<std::pair<std::string, IndexExpr>>& out) const;
+  // Whether `buffer` is read at a data-dependent index somewhere in this expression (a gather).
+  bool readsIndirectly(const std::string& buffer) const;
   int countOps() const;
   LExprPtr substitute(const std::map<std::string, IndexExpr>& vars) const;
   std::string str() const;  // "exp(load(buf2, 64*x0 + x1) - load(buf3, x0))"

@@ -170,6 +170,11 @@ private:
       for (auto& [buf, idx] : loads) {
         const LoopNode* prod = producer(buf);
         if (!prod || !in.count(prod->id)) continue;
+        // A gathered element may be any of the producer's points, not the one computed here.
+        if (c.body->readsIndirectly(buf)) {
+          why = c.output + " gathers from " + buf + " at data-dependent indices";
+          return false;
+        }
         if (!g.row.at(prod->id) && prod->kind != LoopNode::Kind::Reduction && g.row.at(cid)) {
           why = "a per-row node cannot read " + buf + " computed per element";
           return false;
