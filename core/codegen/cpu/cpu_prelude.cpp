@@ -14,10 +14,14 @@ const char* cpuPrelude() {
   return FB_BLAS_LINE R"PRELUDE(// ---- Fusebox CPU prelude -------------------------------------------------
 typedef long fb_i64;
 typedef unsigned long fb_u64;
+// The JIT compiles most of these as opaque calls (-fno-builtin-*, jit_compiler.cpp); `const` tells
+// LLVM they read no memory, so a call on a loop-invariant value may still leave its loop.
+#define FB_LIBM __attribute__((const, nothrow))
 extern "C" {
-float expf(float); float logf(float); float tanhf(float); float erff(float); float powf(float, float);
-double exp(double); double log(double); double tanh(double); double erf(double); double pow(double, double);
-float sinf(float); float cosf(float); float atanf(float); double sin(double); double cos(double); double atan(double);
+FB_LIBM float expf(float); FB_LIBM float logf(float); FB_LIBM float tanhf(float); FB_LIBM float erff(float);
+FB_LIBM float powf(float, float); FB_LIBM double exp(double); FB_LIBM double log(double); FB_LIBM double tanh(double);
+FB_LIBM double erf(double); FB_LIBM double pow(double, double); FB_LIBM float sinf(float); FB_LIBM float cosf(float);
+FB_LIBM float atanf(float); FB_LIBM double sin(double); FB_LIBM double cos(double); FB_LIBM double atan(double);
 }
 // Branch-free float exp/tanh/erf so that loops calling them vectorize (libm calls do not).
 // exp: Cephes range reduction and polynomial, ~1 ulp; exact 0 below the denormal range.

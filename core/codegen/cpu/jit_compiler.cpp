@@ -90,12 +90,13 @@ std::unique_ptr<llvm::orc::LLJIT> makeJit() {
   return std::move(*jit);
 }
 
-// Each libm function the prelude declares is compiled as an opaque call, as the clang driver's
-// -fmath-errno leaves them: otherwise the loop vectorizer "vectorizes" loops calling them by
-// scalarizing every call, which made clang 3x slower on long kernels (10,000 sin/cos/tanh ops:
-// 28 s instead of 10 s) for no speed at run time. sqrt, floor and fabs stay builtins (they vectorize).
-const char* const kOpaqueLibmCalls[] = {"expf", "logf", "tanhf", "erff", "powf", "sinf", "cosf", "atanf",
-                                        "exp",  "log",  "tanh",  "erf",  "pow",  "sin",  "cos",  "atan"};
+// The elementwise libm functions the prelude declares compile as opaque calls, as the clang
+// driver's -fmath-errno leaves them: otherwise the loop vectorizer "vectorizes" loops calling
+// them by scalarizing every call, which made clang 3x slower on long kernels (10,000
+// sin/cos/tanh ops: 28 s instead of 10 s) for no speed at run time. logf/log stay builtins: they
+// are per-row (a log-sum-exp) in loops that must still vectorize; float exp/tanh/erf are the
+// prelude's own; sqrt, floor and fabs are builtins that vectorize.
+const char* const kOpaqueLibmCalls[] = {"sinf", "cosf", "atanf", "powf", "exp", "tanh", "erf", "pow", "sin", "cos", "atan"};
 
 std::string emitAssembly(const llvm::Module& m) {
   std::string error;
