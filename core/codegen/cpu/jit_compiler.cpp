@@ -161,8 +161,9 @@ std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& sou
   // only within one C expression, i.e. one loop-IR op): LLVM would rewrite an expression differently
   // depending on its other uses, so a value recomputed in two kernels could differ in the last bit
   // and an eq against a saved max no longer hold (the gradient of a tied amin was inf). Sums opt in
-  // per accumulation (kReassociatePragma) so they still vectorize.
-  std::vector<std::string> argStore = {"-x", "c++", "-std=c++17", "-O3", "-ffp-contract=on", "-fno-signed-zeros",
+  // per accumulation (kReassociatePragma) so they still vectorize. -w: warnings about generated code
+  // are no use to anyone and were printed as "N warnings generated." on stderr.
+  std::vector<std::string> argStore = {"-x", "c++", "-std=c++17", "-O3", "-w", "-ffp-contract=on", "-fno-signed-zeros",
                                        "-fno-rtti", "-triple", llvm::sys::getProcessTriple(),
                                        "-target-cpu", cpu, "-vectorize-loops", "-vectorize-slp", "-nostdsysteminc",
                                        "-nobuiltininc", fileName};
