@@ -45,13 +45,15 @@ static inline float fb_exp(float x) {
 static inline double fb_exp(double x) { return exp(x); }
 static inline float fb_log(float x) { return logf(x); }
 static inline double fb_log(double x) { return log(x); }
-// tanh: Cephes polynomial near 0, 1 - 2 / (e^2x + 1) elsewhere, saturating to +-1.
+// tanh: Cephes polynomial near 0, 1 - 2 / (e^2x + 1) elsewhere, exactly +-1 beyond 9.1.
 static inline float fb_tanh(float x) {
   float a = __builtin_fabsf(x);
   float z = x * x;
   float small = ((((-5.70498872745E-3f * z + 2.06390887954E-2f) * z - 5.37397155531E-2f) * z + 1.33314422036E-1f) * z -
                  3.33332819422E-1f) * z * x + x;
-  float big = 1.0f - 2.0f / (fb_exp(2.0f * (a > 9.0f ? 9.0f : a)) + 1.0f);
+  // Exactly +-1 where tanhf rounds to it (|x| > 9.01): clamping at 9 left 0.99999994, and a
+  // saturated tanh's gradient 1 - t^2 was 1.2e-7 instead of 0.
+  float big = a > 9.1f ? 1.0f : 1.0f - 2.0f / (fb_exp(2.0f * a) + 1.0f);
   big = x < 0 ? -big : big;
   return a < 0.625f ? small : big;
 }
