@@ -2,6 +2,7 @@
 // under every config of each target, compares with the reference interpreter, and minimizes
 // every new kind of failure to a small reproducer.
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +24,11 @@ namespace {
 
 using namespace fusebox::fuzz;
 namespace fs = std::filesystem;
+
+// Ctrl-C ends a campaign with its summary: the check in flight (its child got the signal too) is
+// not counted, minimization stops, and the summary says the run was interrupted.
+volatile std::sig_atomic_t interrupted = 0;
+extern "C" void onInterrupt(int) { interrupted = 1; }
 
 const char* kFuzzHelp =
     "usage: fusebox fuzz [--seconds N] [--seed S] [--programs N] [--targets cpu,ptx,cuda] [--out DIR]\n"
@@ -124,7 +130,9 @@ int fuzzCommand(const std::vector<std::string>& argv) {
   int ran = 0, checks = 0, failures = 0;
   std::map<std::string, std::string> unique;  // signature -> reproducer file (or "")
   std::set<std::string> minimizedBugs;        // failures minimized already, whatever their config
-  for (uint64_t i = 0; (!programs || ran < programs) && !timeUp(); ++i) {
+  interrupted = 0;
+  std::signal(SIGINT, onInterrupt);
+  for (uint64_t i = 0; (!programs || ran < programs) && !timeUp() && !interrupted; ++i) {
     uint64_t programSeed = seed + i;
     FuzzProgram infer = generateFuzzProgram(programSeed, {});
     GeneratorOptions trainOpts;
@@ -137,6 +145,7 @@ int fuzzCommand(const std::vector<std::string>& argv) {
       if (invalid[c.train]) continue;
       const FuzzProgram& prog = c.train ? train : infer;
       FuzzOutcome o = checkProgramIsolated(printProgram(prog), c, timeout);
+      if (interrupted) break;
       ++checks;
       if (!o.failed()) continue;
       ++failures;
@@ -158,6 +167,7 @@ int fuzzCommand(const std::vector<std::string>& argv) {
       FuzzProgram small = prog;
       if (minimize) {
         MinimizeResult m = minimizeProgram(prog, [&](const FuzzProgram& cand) {
+          if (interrupted) return false;
           FuzzOutcome co = checkProgramIsolated(printProgram(cand), c, timeout);
           return co.failed() && failureSignature(co, c) == sig;
         });
@@ -176,6 +186,8 @@ int fuzzCommand(const std::vector<std::string>& argv) {
       std::fflush(stdout);
     }
   }
+  std::signal(SIGINT, SIG_DFL);
+  if (interrupted) std::printf("interrupted: the check in flight is not counted\n");
   double secs = elapsed();
   std::printf("%.1f s, %.2f programs/s, %.2f checks/s\n", secs, secs > 0 ? ran / secs : 0.0, secs > 0 ? checks / secs : 0.0);
   std::printf("%d programs, %d configs, %d failures (%zu unique)\n", ran, checks, failures, unique.size());
