@@ -87,8 +87,6 @@ std::map<int, std::string> indexCheckSites(const LoopProgram& p, const std::func
 void emitLoopItem(std::ostringstream& body, KernelEmitter& em, const LoopNode& n, const std::map<std::string, IndexExpr>& vars,
                   const std::string& indent, bool stored, const std::string& acc, bool reassociableSums = false);
 
-// The clang pragma that lets one compound statement's floating-point operations be reassociated.
-inline const char* const kReassociatePragma = "_Pragma(\"clang fp reassociate(on)\")";
 
 // Typed pointer declarations for every buffer a kernel touches in memory (registers-only buffers
 // excluded), read from the buffer table `bufs` at their slots; `restrictWord` is "__restrict"

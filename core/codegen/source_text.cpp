@@ -1,7 +1,5 @@
 #include "core/codegen/source_text.h"
 
-#include "core/codegen/expr_emitter.h"
-
 #include <cstdio>
 #include <set>
 #include <sstream>

@@ -24,6 +24,10 @@ std::string commentText(std::string_view text, size_t maxLength = 160);
 // Returns "" or what is wrong, with the line.
 std::string generatedSourceProblem(const std::string& source, const std::string& prelude);
 
+// The clang pragma that lets one compound statement's floating-point operations be reassociated
+// (a sum's accumulation); one of the printers' own literals generatedSourceProblem allows.
+inline const char* const kReassociatePragma = "_Pragma(\"clang fp reassociate(on)\")";
+
 // Unique C identifiers for a set of names: `prefix` + the name's letters, digits and underscores
 // (other characters become `_`), at most kMaxIdentifier characters, with `_2`, `_3`, ... when
 // two names would otherwise read the same. Deterministic: the same names give the same table.
