@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <numeric>
+#include <regex>
 #include <set>
 
 namespace fusebox::fuzz {
@@ -13,7 +14,9 @@ namespace {
 // splitmix64: a portable, seedable generator (std distributions differ between libraries).
 class Rng {
 public:
-  explicit Rng(uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
+  // The seed is mixed into the state: seeds are consecutive in a campaign, and splitmix states
+  // one increment apart are one stream shifted by a step (their programs were near copies).
+  explicit Rng(uint64_t seed) : state_(seed) { state_ = next() ^ 0x632BE59BD9B4E019ull; }
   uint64_t next() {
     uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -171,15 +174,19 @@ private:
   }
 
   const Val& newParam(Shape s, double std) {
+    std::string seed = std::to_string(params_ + 1);
+    std::string init = rng_.chance(0.7) ? "randn(seed=" + seed + ", std=" + num(std) + ")"
+                                        : "uniform(seed=" + seed + ", low=" + num(-std) + ", high=" + num(std) + ")";
+    return newParam(std::move(s), init, 5 * std);
+  }
+  const Val& newParam(Shape s, const std::string& init, double mag) {
     Val v;
     v.name = "p" + std::to_string(params_++);
     v.kind = Kind::F32;
     v.shape = std::move(s);
     v.isParam = true;
     v.paramScope = scope_;
-    v.mag = 5 * std;
-    std::string init = rng_.chance(0.7) ? "randn(seed=" + std::to_string(params_) + ", std=" + num(std) + ")"
-                                        : "uniform(seed=" + std::to_string(params_) + ", low=" + num(-std) + ", high=" + num(std) + ")";
+    v.mag = mag;
     prog_.stmts.push_back({scope_, v.name, "param " + v.name + ": " + typeText(Kind::F32, v.shape) + " = " + init, true});
     vals_.push_back(v);
     return vals_.back();
@@ -243,7 +250,7 @@ private:
     static const std::vector<std::string> plain = {"relu", "neg", "abs"};
     static const std::vector<std::string> squash = {"tanh", "sigmoid", "sin", "cos", "atan", "erf"};
     double m;
-    switch (rng_.below(7)) {
+    switch (rng_.below(8)) {
       case 0: return emit(rng_.pick(plain) + "(" + x->name + ")", Kind::F32, x->shape, x->mag, x->exact);
       case 1: return emit(rng_.pick(squash) + "(" + x->name + ")", Kind::F32, x->shape, 1.6, false);
       case 2: {
@@ -264,6 +271,14 @@ private:
         if (!x->exact) return emit("relu(" + x->name + ") * 0.5", Kind::F32, x->shape, x->mag, false);
         return emit(std::string(rng_.chance(0.5) ? "floor" : "round") + "(" + x->name + " * 2.0)", Kind::F32, x->shape, 2 * x->mag + 1,
                     x->exact);
+      case 6: {  // the mask is a counter-based hash of the seed and the element: the same in every backend
+        static const std::vector<double> ps = {0.0, 0.1, 0.5, 0.9};
+        double p = rng_.pick(ps);
+        bool training = rng_.chance(0.8);
+        std::string e = "dropout(" + x->name + ", p=" + num(p) + ", seed=" + std::to_string(rng_.range(0, 1000)) +
+                        (training ? "" : ", training=false") + ")";
+        return emit(e, Kind::F32, x->shape, training ? x->mag / (1 - p) : x->mag, !training && x->exact);
+      }
       default: {
         std::string a = bounded(*x, 8, m);
         static const std::vector<std::string> exps = {"2.0", "3.0", "0.5", "-1.0"};
@@ -281,6 +296,18 @@ private:
       shape = {};
       mag = 2;
       return k == Kind::F32 ? num(static_cast<double>(rng_.range(-20, 20)) / 8) : std::to_string(rng_.range(-3, 3));
+    }
+    if (r < 0.2) {  // a constant tensor: full(...) or arange along the last dim
+      if (rng_.chance(0.5) || a.shape.empty()) {
+        shape = broadcastPartner(a.shape);
+        mag = 2;
+        std::string value = k == Kind::F32 ? num(static_cast<double>(rng_.range(-20, 20)) / 8) : std::to_string(rng_.range(-3, 3));
+        return "full(" + shapeText(shape) + ", " + value + (k == Kind::F32 ? "" : ", dtype=\"i64\"") + ")";
+      }
+      shape = {a.shape.back()};
+      mag = static_cast<double>(a.shape.back());
+      std::string range = "arange(" + std::to_string(a.shape.back()) + ")";
+      return k == Kind::F32 ? "to(" + range + ", dtype=\"f32\")" : range;
     }
     if (r < 0.6) {
       const Val* b = pick([&](const Val& v) { return v.kind == k && broadcastable(v.shape, a.shape) && &v != &a; });
@@ -515,6 +542,7 @@ private:
     const Val* x = pick([](const Val& v) { return isF(v) && !v.shape.empty() && !v.isParam; });
     if (!x) return false;
     Val a = *x;
+    if (a.shape.size() >= 2 && rng_.chance(0.35)) return batchNorm(a);
     size_t tail = a.shape.size() >= 2 && rng_.chance(0.3) ? 2 : 1;
     Shape ns(a.shape.end() - static_cast<long>(tail), a.shape.end());
     // A derived row may be constant (a masked_fill of everything): its normalization divides
@@ -532,6 +560,23 @@ private:
     return ok;
   }
 
+  // batch_norm over dim 1: batch statistics (training) or running ones, whose variance stays positive.
+  bool batchNorm(const Val& a) {
+    bool training = rng_.chance(0.6);
+    Shape cs = {a.shape[1]};
+    std::string operand = a.name;  // as in layerNorm: a derived channel may be constant
+    if (training && a.name[0] != 'x') operand = (a.mag > 100 ? "tanh(" + a.name + ")" : a.name) + " + " + newInput(Kind::F32, a.shape).name;
+    enterParamScope();
+    std::string w = newParam(cs, 0.5).name, b = newParam(cs, 0.2).name, mean = newParam(cs, 1.0).name;
+    std::string var = newParam(cs, "uniform(seed=" + std::to_string(params_) + ", low=0.5, high=1.5)", 1.5).name;
+    int64_t count = numel(a.shape) / a.shape[1];
+    double mag = training ? 2.5 * std::sqrt(static_cast<double>(count)) + 1 : 3.5 * (std::min(a.mag, 100.0) + 5) + 1;
+    bool ok = emit("batch_norm(" + operand + ", " + w + ", " + b + ", " + mean + ", " + var + (training ? ", training=true" : "") + ")",
+                   Kind::F32, a.shape, mag, false);
+    leaveScope();
+    return ok;
+  }
+
   std::string comparison() {
     static const std::vector<std::string> ops = {"gt", "lt", "ge", "le", "eq", "ne"};
     return rng_.pick(ops);
@@ -542,6 +587,11 @@ private:
     const Val* y = pick([&](const Val& v) {
       return v.kind == x.kind && v.exact && broadcastable(v.shape, x.shape) && broadcast(v.shape, x.shape) == x.shape;
     });
+    if (rng_.chance(0.2)) {  // a bool input
+      const Val& m = newInput(Kind::Bool, broadcastPartnerInto(x.shape));
+      maskShape = m.shape;
+      return m.name;
+    }
     if (!y || !x.exact || rng_.chance(0.3)) {
       const Val& m = rng_.chance(0.5) ? newInput(x.kind == Kind::I64 ? Kind::I64 : Kind::F32, broadcastPartnerInto(x.shape)) : x;
       maskShape = m.shape;
@@ -700,33 +750,38 @@ private:
 
   // ----- outputs -----
   void finish() {
-    std::vector<const Val*> results;
-    for (const Val& v : vals_)
-      if (!v.isParam && v.name[0] == 'v') results.push_back(&v);
-    if (results.empty())
-      for (const Val& v : vals_)
-        if (!v.isParam) results.push_back(&v);
-    std::vector<const Val*> outs = {results.back()};
-    for (int i = 0, extra = static_cast<int>(rng_.below(3)); i < extra; ++i) {
-      const Val* v = rng_.pick(results);
-      if (std::find(outs.begin(), outs.end(), v) == outs.end()) outs.push_back(v);
+    // The results: the values nothing else reads (a dead value would be pruned by the tracer and
+    // its op never compiled), newest first, at most 5; the newest value always.
+    std::set<std::string> read;
+    static const std::regex valueName(R"(\bv[0-9]+\b)");
+    for (const ProgramStmt& st : prog_.stmts) {
+      std::string rhs = st.text.substr(st.text.find('=') + 1);
+      for (auto m = std::sregex_iterator(rhs.begin(), rhs.end(), valueName); m != std::sregex_iterator(); ++m) read.insert(m->str());
     }
+    std::vector<const Val*> outs;
+    for (auto v = vals_.rbegin(); v != vals_.rend() && outs.size() < 5; ++v)
+      if (!v->isParam && v->name[0] == 'v' && (outs.empty() || !read.count(v->name))) outs.push_back(&*v);
+    if (outs.empty())
+      for (const Val& v : vals_)
+        if (!v.isParam) outs = {&v};
     if (!o_.training) {
       for (const Val* v : outs) prog_.outputs.push_back(v->name);
       return;
     }
-    // One scalar loss over the floating-point results (gradients need an f32 path).
+    // One scalar loss over the floating-point results (gradients need an f32 path). Each result
+    // is weighted by a seeded random tensor: a plain sum can be 0 in exact arithmetic (the sum
+    // of a layer_norm, and its gradient), and rounding noise around 0 has no relative tolerance.
+    std::vector<Val> terms;
+    for (const Val* v : outs)
+      if (v->kind == Kind::F32) terms.push_back(*v);  // copies: newParam grows vals_
+    if (terms.empty())  // no f32 result: the last f32 value made
+      for (auto v = vals_.rbegin(); v != vals_.rend() && terms.empty(); ++v)
+        if (isF(*v) && !v->isParam) terms.push_back(*v);
     std::string loss;
-    for (const Val* v : outs) {
-      if (v->kind != Kind::F32) continue;
-      std::string term = (rng_.chance(0.5) ? "sum(" : "mean(") + (v->mag > 1e4 ? "tanh(" + v->name + ")" : v->name) + ")";
+    for (const Val& v : terms) {
+      std::string weight = newParam(v.shape, 1.0).name;
+      std::string term = (rng_.chance(0.5) ? "sum(" : "mean(") + (v.mag > 1e4 ? "tanh(" + v.name + ")" : v.name) + " * " + weight + ")";
       loss += (loss.empty() ? "" : " + ") + term;
-    }
-    if (loss.empty()) {
-      const Val* f = nullptr;
-      for (const Val& v : vals_)
-        if (isF(v) && !v.isParam) f = &v;
-      loss = "sum(" + f->name + ")";
     }
     prog_.outputs.push_back(loss);
   }
