@@ -46,7 +46,8 @@ const char* kFuzzHelp =
     "  --out DIR        write each minimized reproducer as DIR/<signature-hash>.fbx\n"
     "  --timeout S      a check running longer is a failure (default 120)\n"
     "  --no-minimize    report failures without minimizing them\n"
-    "Ends with `N programs, M configs, K failures (U unique)` (M: program-config checks run).\n"
+    "Ends with `N programs, M configs, K failures (U unique)` (M: program-config checks run); a long\n"
+    "run prints the same counts to stderr once a minute.\n"
     "Exit status 1 when any check failed, 0 otherwise.\n";
 
 std::string hashHex(const std::string& s) {
@@ -132,7 +133,13 @@ int fuzzCommand(const std::vector<std::string>& argv) {
   std::set<std::string> minimizedBugs;        // failures minimized already, whatever their config
   interrupted = 0;
   std::signal(SIGINT, onInterrupt);
+  double lastProgress = 0;
   for (uint64_t i = 0; (!programs || ran < programs) && !timeUp() && !interrupted; ++i) {
+    if (elapsed() - lastProgress >= 60) {  // a long campaign says it is alive, on stderr
+      lastProgress = elapsed();
+      std::fprintf(stderr, "fuzz: %.0f s, %d programs, %d configs, %d failures (%zu unique)\n", lastProgress, ran, checks, failures,
+                   unique.size());
+    }
     uint64_t programSeed = seed + i;
     FuzzProgram infer = generateFuzzProgram(programSeed, {});
     GeneratorOptions trainOpts;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <regex>
 #include <set>
 
 namespace fusebox::fuzz {
@@ -55,6 +56,7 @@ public:
       progress |= dropStatements();
       progress |= dropUnused();
       progress |= shrinkSizes();
+      progress |= simplifyAttributes();
     }
     return {best_, checks_, accepted_};
   }
@@ -175,6 +177,35 @@ private:
         if (tryCandidate(withSize(n, to))) {
           any = true;
           break;
+        }
+      }
+    }
+    return any;
+  }
+
+  // Keyword attributes dropped (their defaults then apply: keepdim=true, approximate="tanh",
+  // training=false, padding=[1]), and float literals made 1.0: what remains is what the failure needs.
+  bool simplifyAttributes() {
+    static const std::regex keyword(R"(, [a-z_]+=("[^"]*"|\[[^\]]*\]|[^,)]+))");
+    static const std::regex literal(R"((^|[^\w.])(-?[0-9]+\.[0-9]+)\b)");
+    bool any = false;
+    for (size_t i = 0; i < best_.stmts.size(); ++i) {
+      if (best_.stmts[i].isParam) continue;
+      for (const std::regex* re : {&keyword, &literal}) {
+        std::vector<std::pair<size_t, size_t>> spans;
+        const std::string text = best_.stmts[i].text;
+        size_t rhs = text.find('=') + 1;
+        for (auto m = std::sregex_iterator(text.begin() + static_cast<long>(rhs), text.end(), *re); m != std::sregex_iterator(); ++m) {
+          size_t group = re == &keyword ? 0 : 2;
+          spans.push_back({rhs + static_cast<size_t>(m->position(group)), static_cast<size_t>(m->length(group))});
+        }
+        // From the last match: a kept change leaves the earlier offsets valid.
+        for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+          std::string replaced = re == &keyword ? "" : "1.0";
+          if (text.compare(it->first, it->second, replaced) == 0) continue;
+          FuzzProgram c = best_;
+          c.stmts[i].text.replace(it->first, it->second, replaced);
+          any |= tryCandidate(c);
         }
       }
     }

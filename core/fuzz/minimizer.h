@@ -1,6 +1,6 @@
 // Delta debugging of a failing program: drop outputs, statements (rewiring their uses to an
-// operand or an earlier value), unused params and inputs, and shrink sizes, keeping each step
-// only while the program still fails the same way.
+// operand or an earlier value), unused params and inputs and keyword attributes, shrink sizes,
+// make float literals 1.0, keeping each step only while the program still fails the same way.
 #pragma once
 
 #include <functional>

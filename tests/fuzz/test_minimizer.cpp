@@ -75,6 +75,28 @@ TEST(Minimizer, ShrinksToTheStatementsAndSizesThatFail) {
   EXPECT_GT(r.accepted, 0);
 }
 
+// The "bug": a softmax of something plus 3.5. The attribute and the literal the failure does not
+// need go (the literal becomes 1.0); the one it needs stays.
+TEST(Minimizer, DropsAttributesAndSimplifiesLiterals) {
+  FuzzProgram p;
+  p.inputs = {{"x0", "f32[3, 5]", ""}};
+  p.stmts = {{"", "v0", "v0 = gelu(x0, approximate=\"tanh\") * -2.75", false},
+             {"", "v1", "v1 = amax(v0, [1], keepdim=true)", false},
+             {"", "v2", "v2 = softmax(v1 + 3.5, 1)", false}};
+  p.outputs = {"v2"};
+  auto stillFails = [](const FuzzProgram& c) {
+    std::string text = printProgram(c);
+    return traces(c) && text.find("softmax(") != std::string::npos && text.find("3.5") != std::string::npos;
+  };
+  ASSERT_TRUE(stillFails(p));
+  MinimizeResult r = minimizeProgram(p, stillFails);
+  std::string text = printProgram(r.program);
+  EXPECT_EQ(text.find("approximate"), std::string::npos) << text;
+  EXPECT_EQ(text.find("2.75"), std::string::npos) << text;
+  EXPECT_NE(text.find("3.5"), std::string::npos) << text;
+  EXPECT_TRUE(stillFails(r.program)) << text;
+}
+
 TEST(Minimizer, NeverReturnsAProgramThatPasses) {
   int calls = 0;
   auto stillFails = [&](const FuzzProgram& c) { return ++calls % 3 == 0 && traces(c); };  // erratic predicate
