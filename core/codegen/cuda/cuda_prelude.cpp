@@ -107,7 +107,7 @@ extern "C" __global__ void fb_conv2d(FbConv c) {
         for (fb_i64 kw = 0; kw < c.KW; ++kw) {
           fb_i64 iw = ow * c.sw - c.pw + kw * c.dw;
           if (iw < 0 || iw >= c.W) continue;
-          acc += c.x[((n * c.C + g * cpg + ci) * c.H + ih) * c.W + iw] * c.w[((o * cpg + ci) * c.KH + kh) * c.KW + kw];
+          acc = fmaf(c.x[((n * c.C + g * cpg + ci) * c.H + ih) * c.W + iw], c.w[((o * cpg + ci) * c.KH + kh) * c.KW + kw], acc);
         }
       }
     c.y[i] = acc;
@@ -132,7 +132,7 @@ extern "C" __global__ void fb_conv2d_input_grad(FbConv c) {
           fb_i64 ow = u / c.sw;
           if (ow >= c.OW) continue;
           fb_i64 o = g * opg + oo;
-          acc += c.x[((n * c.O + o) * c.OH + oh) * c.OW + ow] * c.w[((o * cpg + ci) * c.KH + kh) * c.KW + kw];
+          acc = fmaf(c.x[((n * c.O + o) * c.OH + oh) * c.OW + ow], c.w[((o * cpg + ci) * c.KH + kh) * c.KW + kw], acc);
         }
       }
     c.y[i] = acc;
@@ -151,7 +151,7 @@ extern "C" __global__ void fb_conv2d_weight_grad(FbConv c) {
         for (fb_i64 ow = 0; ow < c.OW; ++ow) {
           fb_i64 iw = ow * c.sw - c.pw + kw * c.dw;
           if (iw < 0 || iw >= c.W) continue;
-          acc += c.x[((n * c.C + g * cpg + ci) * c.H + ih) * c.W + iw] * c.w[((n * c.O + o) * c.OH + oh) * c.OW + ow];
+          acc = fmaf(c.x[((n * c.C + g * cpg + ci) * c.H + ih) * c.W + iw], c.w[((n * c.O + o) * c.OH + oh) * c.OW + ow], acc);
         }
       }
     c.y[i] = acc;

@@ -83,7 +83,11 @@ std::shared_ptr<const CompiledCudaModule> compileCudaModule(const std::string& s
   };
   check(nv.nvrtcCreateProgram(&prog, source.c_str(), "fusebox_kernels.cu", 0, nullptr, nullptr), "create program");
   std::string archOpt = "--gpu-architecture=" + arch;
-  std::vector<const char*> opts = {archOpt.c_str(), "-std=c++17", "--fmad=true", "-default-device"};
+  // No implicit contraction: NVVM would fuse a*b+c into one fma depending on the kernel around
+  // it, so a value recomputed in the backward could differ by an ulp from the forward's saved
+  // one, and a gradient mask `x == amax(x)` would miss its element. The prelude's dot-product
+  // loops call fmaf themselves.
+  std::vector<const char*> opts = {archOpt.c_str(), "-std=c++17", "--fmad=false", "-default-device"};
   nvrtcResult r = nv.nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
   size_t logSize = 0;
   nv.nvrtcGetProgramLogSize(prog, &logSize);
