@@ -32,6 +32,8 @@ JointGraph buildJointGraph(const Graph& forward, const JointOptions& options) {
     targets.push_back(v.id);
   }
   if (!wanted.empty()) throw Error("model '" + forward.name + "' has no input named '" + *wanted.begin() + "'");
+  if (targets.empty())
+    throw Error("model '" + forward.name + "' has no floating-point parameter to train, so a training step has no gradient to compute");
 
   // Values whose gradient matters: those that depend on a target through differentiable ops.
   std::vector<bool> requiresGrad(g.values().size(), false);

@@ -99,6 +99,10 @@ model j(x: f32[4, 3], y: i64[4] range(0, 2)) {
   EXPECT_EQ(withX.gradOf.size(), 3u);
   test::expectThrowContaining<Error>([&] { buildJointGraph(g, JointOptions{{"y"}, false}); }, "only floating-point inputs");
   test::expectThrowContaining<Error>([&] { buildJointGraph(g, JointOptions{{"q"}, false}); }, "has no input named 'q'");
+  // No parameter and no input asked for: a clear error, not an empty backward graph.
+  Graph noParams = test::traceSource("model n(x: f32[2, 3], y: i64[2] range(0, 3)) {\n  return cross_entropy(x, y)\n}\n");
+  test::expectThrowContaining<Error>([&] { buildJointGraph(noParams, {}); }, "no floating-point parameter to train");
+  EXPECT_EQ(buildJointGraph(noParams, JointOptions{{"x"}, false}).gradOf.size(), 1u);
 }
 
 TEST(Autograd, DeadCodeAndCommonSubexpressionsAreRemoved) {
