@@ -32,6 +32,15 @@ public:
       slot_[b.name] = static_cast<int>(mod_.bufferOrder.size());
       mod_.bufferOrder.push_back(b.name);
     }
+    // 32-bit loop indices when every buffer and iteration space is below 2^30 (a loop index
+    // plus a grid stride then stays below 2^31), as Inductor does: 64-bit division by a
+    // constant is a long instruction sequence on the GPU, and NVVM in CUDA 13.0 crashes on some
+    // 64-bit div/mod index patterns (tests/regressions/cuda_nvvm_i64_index_crash.fbx).
+    constexpr int64_t kLimit = int64_t{1} << 30;
+    bool small = true;
+    for (const Buffer& b : p.buffers) small &= b.layout.numel() < kLimit;
+    for (const LoopNode& n : p.nodes) small &= n.numel() < kLimit && n.reductionNumel() < kLimit && n.numel() * n.reductionNumel() < kLimit;
+    idx_ = small ? "int" : "fb_i64";
   }
 
   CudaModule run() {
@@ -278,11 +287,11 @@ private:
     l.grid = std::min<int64_t>((chunks + 255) / 256, 1 << 20);
     header(os, k, lanes == 4 ? "4 consecutive elements per thread" : "a thread per element");
     os << "extern \"C\" __global__ void __launch_bounds__(256) " << k.name << "(void* const* __restrict__ bufs) {\n" << pointerDecls(k);
-    body << "  for (fb_i64 c = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; c < " << chunks
-         << "; c += (fb_i64)gridDim.x * blockDim.x) {\n";
-    body << "    const fb_i64 i = c" << (lanes > 1 ? " * " + std::to_string(lanes) : "") << ";\n";
-    body << "    const fb_i64 m = " << (K > 1 ? "i / " + std::to_string(K) : "i") << ";\n";
-    if (K > 1) body << "    const fb_i64 k = i % " << K << ";\n";
+    body << "  for (" << idx_ << " c = (" << idx_ << ")blockIdx.x * blockDim.x + threadIdx.x; c < " << chunks
+         << "; c += (" << idx_ << ")gridDim.x * blockDim.x) {\n";
+    body << "    const " << idx_ << " i = c" << (lanes > 1 ? " * " + std::to_string(lanes) : "") << ";\n";
+    body << "    const " << idx_ << " m = " << (K > 1 ? "i / " + std::to_string(K) : "i") << ";\n";
+    if (K > 1) body << "    const " << idx_ << " k = i % " << K << ";\n";
     std::vector<int> all(k.items.size());
     std::iota(all.begin(), all.end(), 0);
     emitLanes(body, em, k, all, M, K, lanes, "    ", {});
@@ -322,12 +331,12 @@ private:
     header(os, k, cached.empty() ? "a block per row" : "a block per row, the row kept in registers");
     os << "extern \"C\" __global__ void __launch_bounds__(" << block << ") " << k.name << "(void* const* __restrict__ bufs) {\n"
        << pointerDecls(k) << "  __shared__ double fb_scratch[32];\n";
-    body << "  for (fb_i64 m = blockIdx.x; m < " << M << "; m += gridDim.x) {\n";
+    body << "  for (" << idx_ << " m = blockIdx.x; m < " << M << "; m += gridDim.x) {\n";
     // One pass over the thread's share of the row: `emit` writes the loop body for k.
     auto rowLoop = [&](const std::function<void(const std::string&)>& emit) {
       if (!cached.empty()) {
         body << "    #pragma unroll\n    for (int j = 0; j < " << perThread << "; ++j) {\n"
-             << "      const fb_i64 k = (threadIdx.x + j * " << block << ") * " << lanes << ";\n";
+             << "      const " << idx_ << " k = (threadIdx.x + j * " << block << ") * " << lanes << ";\n";
         if (guard) body << "      if (k < " << K << ") {\n";
         emit(guard ? "        " : "      ");
         if (guard) body << "      }\n";
@@ -335,8 +344,8 @@ private:
         return;
       }
       // unrolled 4 deep: four 16-byte loads in flight per thread hide the memory latency
-      body << "    #pragma unroll 4\n    for (fb_i64 c = threadIdx.x; c < " << chunks << "; c += " << block << ") {\n"
-           << "      const fb_i64 k = c" << (lanes > 1 ? " * " + std::to_string(lanes) : "") << ";\n";
+      body << "    #pragma unroll 4\n    for (" << idx_ << " c = threadIdx.x; c < " << chunks << "; c += " << block << ") {\n"
+           << "      const " << idx_ << " k = c" << (lanes > 1 ? " * " + std::to_string(lanes) : "") << ";\n";
       emit("      ");
       body << "    }\n";
     };
@@ -446,7 +455,7 @@ private:
     // 1: zero the accumulators
     os << "extern \"C\" __global__ void " << k.name << "_zero(void* const* __restrict__ bufs) {\n";
     for (const LoopNode* r : reductions)
-      os << "  for (fb_i64 m = threadIdx.x; m < " << M << "; m += blockDim.x) ((" << ctype(p_.buffer(r->output).dtype) << "*)bufs["
+      os << "  for (" << idx_ << " m = threadIdx.x; m < " << M << "; m += blockDim.x) ((" << ctype(p_.buffer(r->output).dtype) << "*)bufs["
          << slot_.at(r->output) << "])[m] = 0;\n";
     os << "}\n";
     // 2: partial sums
@@ -456,10 +465,10 @@ private:
       os << "  " << ctype(p_.buffer(r->output).dtype) << "* __restrict__ " << "rowacc_" << cName(r->output) << " = (" << ctype(p_.buffer(r->output).dtype)
          << "*)bufs[" << slot_.at(r->output) << "];\n";
     os << "  __shared__ double fb_scratch[32];\n";
-    body << "  const fb_i64 m = blockIdx.x / " << splits << ", k0 = (blockIdx.x % " << splits << ") * " << chunk << ";\n";
+    body << "  const " << idx_ << " m = blockIdx.x / " << splits << ", k0 = (blockIdx.x % " << splits << ") * " << chunk << ";\n";
     for (const LoopNode* r : reductions)
       body << "  " << ctype(p_.buffer(r->output).dtype) << " acc_" << cName(r->output) << " = 0;\n";
-    body << "  for (fb_i64 k = k0 + threadIdx.x; k < k0 + " << chunk << " && k < " << K << "; k += blockDim.x) {\n";
+    body << "  for (" << idx_ << " k = k0 + threadIdx.x; k < k0 + " << chunk << " && k < " << K << "; k += blockDim.x) {\n";
     for (int i : k.segments[0]) {
       const LoopNode& n = p_.nodes[k.items[i].node];
       auto vars = kernelVarMap(n, false, M, K);
@@ -484,7 +493,7 @@ private:
     for (const LoopNode* r : reductions)
       rows << "  const " << ctype(p_.buffer(r->output).dtype) << "* __restrict__ " << "rowsum_" << cName(r->output) << " = (const "
            << ctype(p_.buffer(r->output).dtype) << "*)bufs[" << slot_.at(r->output) << "];\n";
-    rows << "  for (fb_i64 m = blockIdx.x * blockDim.x + threadIdx.x; m < " << M << "; m += gridDim.x * blockDim.x) {\n";
+    rows << "  for (" << idx_ << " m = blockIdx.x * blockDim.x + threadIdx.x; m < " << M << "; m += gridDim.x * blockDim.x) {\n";
     for (const LoopNode* r : reductions) er.publish(cName(r->output), "rowsum_" + cName(r->output) + "[m]", false);
     for (size_t si = 1; si < k.segments.size(); ++si) {
       const LoopNode& n = p_.nodes[k.items[k.segments[si][0]].node];
@@ -517,12 +526,12 @@ private:
       if (p_.nodes[it.node].kind == LoopNode::Kind::Reduction) reductions.push_back(&p_.nodes[it.node]);
     for (const LoopNode* r : reductions)
       os << "  __shared__ " << ctype(p_.buffer(r->output).dtype) << " part_" << cName(r->output) << "[" << slices << "][" << tile + 1 << "];\n";
-    body << "  for (fb_i64 t = blockIdx.x; t * " << tile << " < " << M << "; t += gridDim.x) {\n"
-         << "    const fb_i64 m = t * " << tile << " + threadIdx.x;\n";
+    body << "  for (" << idx_ << " t = blockIdx.x; t * " << tile << " < " << M << "; t += gridDim.x) {\n"
+         << "    const " << idx_ << " m = t * " << tile << " + threadIdx.x;\n";
     for (const LoopNode* r : reductions)
       body << "    " << ctype(p_.buffer(r->output).dtype) << " acc_" << cName(r->output) << " = " << reduceInit(*r, p_.buffer(r->output).dtype)
            << ";\n";
-    body << "    if (m < " << M << ") {\n      for (fb_i64 k = threadIdx.y; k < " << K << "; k += " << slices << ") {\n";
+    body << "    if (m < " << M << ") {\n      for (" << idx_ << " k = threadIdx.y; k < " << K << "; k += " << slices << ") {\n";
     for (const KernelItem& it : k.items) {
       const LoopNode& n = p_.nodes[it.node];
       auto vars = kernelVarMap(n, false, M, K);
@@ -591,6 +600,7 @@ private:
   std::ostringstream os_;
   CudaModule mod_;
   std::map<std::string, int> slot_;
+  std::string idx_;  // the loop index type: int, or fb_i64 for a program with 2^30 elements or more
   BufferNames ids_;
   std::map<std::string, std::string> vectorRegs_;  // float4 loads of the current loop body
   const OnlineSoftmax* online_ = nullptr;           // the pair emitLanes merges, while it does
