@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/ir/error.h"
+#include "core/ops/binary_math.h"
 
 namespace fusebox {
 
@@ -168,15 +169,10 @@ std::string KernelEmitter::compute(const LExprPtr& e, const std::vector<std::str
       return "fb_" + op + "(" + x + ")";
     }
     case LExpr::Kind::Binary: {
-      static const std::map<std::string, std::string> infix = {{"add", "+"}, {"sub", "-"}, {"mul", "*"},  {"div", "/"},
-                                                               {"eq", "=="}, {"ne", "!="}, {"lt", "<"},   {"le", "<="},
-                                                               {"gt", ">"},  {"ge", ">="}, {"and", "&&"}, {"or", "||"}};
-      std::string a = arg(0), b = arg(1);
-      if (auto it = infix.find(e->op); it != infix.end()) return a + " " + it->second + " " + b;
-      if (e->op == "maximum") return "fb_max(" + a + ", " + b + ")";
-      if (e->op == "minimum") return "fb_min(" + a + ", " + b + ")";
-      if (e->op == "pow") return "fb_pow(" + a + ", " + b + ")";
-      throw Error("codegen: unknown binary op " + e->op);
+      const BinaryMath* op = findBinaryMath(e->op);
+      if (!op) throw Error("codegen: unknown binary op " + e->op);
+      std::string a = arg(0), b = arg(1);  // in this order: each may declare numbered temporaries
+      return binaryMathExpr(*op, a, b);
     }
   }
   return "0";

@@ -6,6 +6,7 @@
 
 #include "core/ir/passes.h"
 #include "core/ir/verifier.h"
+#include "core/ops/binary_math.h"
 #include "core/ops/graph_builder.h"
 #include "core/ops/registry.h"
 #include "core/ops/shape_rules.h"
@@ -120,8 +121,8 @@ using DecompFn = std::function<ValueId(Decomp&)>;
 std::map<std::string, DecompFn> buildTable() {
   std::map<std::string, DecompFn> t;
   for (const UnaryMath& u : unaryMathOps()) t[u.name] = [op = u.name](Decomp& d) { return d.unary(op, d.in(0)); };
-  for (const char* op : {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge"})
-    t[op] = [op = std::string(op)](Decomp& d) { return d.binary(op, d.in(0), d.in(1)); };
+  for (const BinaryMath& b : binaryMathOps())
+    if (b.torchOp) t[b.name] = [op = b.name](Decomp& d) { return d.binary(op, d.in(0), d.in(1)); };
   t["relu"] = [](Decomp& d) { return d.withScalar("maximum", d.in(0), 0); };
   t["sigmoid"] = [](Decomp& d) { return d.sigmoid(d.in(0)); };
   t["silu"] = [](Decomp& d) { return d.binary("mul", d.in(0), d.sigmoid(d.in(0))); };

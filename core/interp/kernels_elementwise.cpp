@@ -2,6 +2,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "core/ops/binary_math.h"
 #include "core/interp/kernels.h"
 #include "core/interp/random.h"
 #include "core/ops/unary_math.h"
@@ -53,19 +54,8 @@ void addElementwiseKernels(KernelTable& t) {
     })(c);
   };
 
-  t["add"] = broadcastKernel<2>([](double a, double b) { return a + b; });
-  t["sub"] = broadcastKernel<2>([](double a, double b) { return a - b; });
-  t["mul"] = broadcastKernel<2>([](double a, double b) { return a * b; });
-  t["div"] = broadcastKernel<2>([](double a, double b) { return a / b; });
-  t["pow"] = broadcastKernel<2>([](double a, double b) { return std::pow(a, b); });
-  t["maximum"] = broadcastKernel<2>([](double a, double b) { return std::isnan(a) || a > b ? a : b; });
-  t["minimum"] = broadcastKernel<2>([](double a, double b) { return std::isnan(a) || a < b ? a : b; });
-  t["eq"] = broadcastKernel<2>([](double a, double b) { return a == b ? 1.0 : 0.0; });
-  t["ne"] = broadcastKernel<2>([](double a, double b) { return a != b ? 1.0 : 0.0; });
-  t["lt"] = broadcastKernel<2>([](double a, double b) { return a < b ? 1.0 : 0.0; });
-  t["le"] = broadcastKernel<2>([](double a, double b) { return a <= b ? 1.0 : 0.0; });
-  t["gt"] = broadcastKernel<2>([](double a, double b) { return a > b ? 1.0 : 0.0; });
-  t["ge"] = broadcastKernel<2>([](double a, double b) { return a >= b ? 1.0 : 0.0; });
+  for (const BinaryMath& b : binaryMathOps())
+    if (b.torchOp) t[b.name] = broadcastKernel<2>(b.eval);
   t["where"] = broadcastKernel<3>([](double c, double a, double b) { return c != 0.0 ? a : b; });
   t["masked_fill"] = [](const KernelCall& c) {
     double value = c.f("value");

@@ -1,6 +1,7 @@
 // Kernels of the prim set. Prims with a torch op of the same semantics reuse its kernel.
 #include "core/interp/kernels.h"
 #include "core/interp/random.h"
+#include "core/ops/binary_math.h"
 #include "core/ops/shape_rules.h"
 #include "core/ops/unary_math.h"
 
@@ -21,8 +22,9 @@ void forEachAlong(const std::vector<int64_t>& sizes, int64_t dim, F f) {
 
 void addPrimKernels(KernelTable& t) {
   for (const UnaryMath& u : unaryMathOps()) t["prims." + u.name] = t.at(u.name);
-  for (const char* op : {"add", "sub", "mul", "div", "pow",
-                         "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "where", "full", "sym_size", "permute",
+  for (const BinaryMath& b : binaryMathOps())
+    if (b.torchOp) t["prims." + b.name] = t.at(b.name);
+  for (const char* op : {"where", "full", "sym_size", "permute",
                          "cat", "reshape", "slice", "matmul", "conv2d", "conv2d_backward_input", "conv2d_backward_weight",
                          "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "max_pool2d_backward", "avg_pool2d_backward",
                          "adaptive_avg_pool2d_backward"})

@@ -5,6 +5,7 @@
 #include "core/interp/kernels.h"
 #include "core/interp/random.h"
 #include "core/ir/error.h"
+#include "core/ops/binary_math.h"
 #include "core/ops/unary_math.h"
 
 namespace fusebox {
@@ -41,26 +42,9 @@ double evalLExpr(const LExpr& e, const std::map<std::string, int64_t>& vars,
       return round(u ? u->eval(x) : NAN);
     }
     case LExpr::Kind::Binary: {
-      double x = arg(0), y = arg(1);
-      const std::string& op = e.op;
-      double r;
-      if (op == "add") r = x + y;
-      else if (op == "sub") r = x - y;
-      else if (op == "mul") r = x * y;
-      else if (op == "div") r = x / y;
-      else if (op == "pow") r = std::pow(x, y);
-      else if (op == "maximum") r = std::isnan(x) || x > y ? x : y;
-      else if (op == "minimum") r = std::isnan(x) || x < y ? x : y;
-      else if (op == "eq") r = x == y;
-      else if (op == "ne") r = x != y;
-      else if (op == "lt") r = x < y;
-      else if (op == "le") r = x <= y;
-      else if (op == "gt") r = x > y;
-      else if (op == "ge") r = x >= y;
-      else if (op == "and") r = (x != 0) && (y != 0);
-      else if (op == "or") r = (x != 0) || (y != 0);
-      else throw Error("loop IR: unknown binary op " + op);
-      return round(r);
+      const BinaryMath* b = findBinaryMath(e.op);
+      if (!b) throw Error("loop IR: unknown binary op " + e.op);
+      return round(b->eval(arg(0), arg(1)));
     }
   }
   return NAN;

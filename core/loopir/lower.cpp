@@ -8,6 +8,7 @@
 
 #include "core/ir/verifier.h"
 #include "core/loopir/provenance_set.h"
+#include "core/ops/binary_math.h"
 #include "core/ops/op_schema.h"
 #include "core/ops/shape_rules.h"
 #include "core/ops/unary_math.h"
@@ -284,9 +285,8 @@ private:
     Ints out = sizesOf(outType, &n);
     DType dt = outType.dtype;
     const std::string op = n.op.substr(6);  // without "prims."
-    static const std::set<std::string> binaryOps = {"add", "sub", "mul", "div", "pow", "maximum", "minimum",
-                                                    "eq", "ne", "lt", "le", "gt", "ge"};
-    if (findUnaryMath(op) || binaryOps.count(op) || op == "where" || op == "convert_element_type" ||
+    const BinaryMath* binaryOp = findBinaryMath(op);
+    if (findUnaryMath(op) || binaryOp || op == "where" || op == "convert_element_type" ||
         op == "broadcast_in_dim" || op == "reshape" || op == "permute" || op == "slice")
       fitInputs(n, allInputs(n), 1, 1);
     if (op == "pad") fitInputs(n, {0}, 5, 13);  // where(and(and(ge, lt), eq), x, value) over index values
@@ -294,7 +294,7 @@ private:
       Loader x = in(n, 0).loader;
       return finishPointwise(n, pointwise(n, out, dt, [x, op, dt](const Index& i) { return LExpr::unary(op, x(i), dt); }));
     }
-    if (binaryOps.count(op)) {
+    if (binaryOp) {
       Loader x = in(n, 0).loader, y = in(n, 1).loader;
       return finishPointwise(n, pointwise(n, out, dt, [x, y, op, dt](const Index& i) { return LExpr::binary(op, x(i), y(i), dt); }));
     }

@@ -1,6 +1,7 @@
 // Pointwise ops: unary math, broadcasting binary ops, comparisons, where, casts, creation.
 #include <climits>
 
+#include "core/ops/binary_math.h"
 #include "core/ops/registry.h"
 #include "core/ops/shape_rules.h"
 #include "core/ops/unary_math.h"
@@ -32,10 +33,11 @@ OpSchema unary(const std::string& name, const std::string& summary, bool floatOn
                   summary};
 }
 
-OpSchema binary(const std::string& name, const std::string& summary) {
+OpSchema binary(const std::string& name, const std::string& summary, bool floatOnly) {
   return OpSchema{name, OpKind::Elementwise, {{"a"}, {"b"}}, false, {},
-                  [](const InferCall& c) {
+                  [floatOnly](const InferCall& c) {
                     requireSameDType(c, 0, 1);
+                    if (floatOnly) requireFloating(c, 0);
                     if (c.inputs[0].dtype == DType::Bool) shapeFail(c.op, "bool inputs are not supported");
                     return std::vector<TensorType>{
                         {c.inputs[0].dtype, broadcastShapes(c.inputs[0].shape, c.inputs[1].shape, c.op)}};
@@ -76,20 +78,9 @@ void registerElementwiseOps(OpRegistry& r) {
                  },
                  "x * Phi(x): erf form, or the tanh approximation"});
 
-  r.add(binary("add", "a + b (broadcasting)"));
-  r.add(binary("sub", "a - b (broadcasting)"));
-  r.add(binary("mul", "a * b (broadcasting)"));
-  r.add(binary("div", "a / b (broadcasting)"));
-  r.add(binary("pow", "a ^ b (broadcasting)"));
-  r.add(binary("maximum", "elementwise max(a, b)"));
-  r.add(binary("minimum", "elementwise min(a, b)"));
-
-  r.add(comparison("eq", "a == b"));
-  r.add(comparison("ne", "a != b"));
-  r.add(comparison("lt", "a < b"));
-  r.add(comparison("le", "a <= b"));
-  r.add(comparison("gt", "a > b"));
-  r.add(comparison("ge", "a >= b"));
+  for (const BinaryMath& b : binaryMathOps())
+    if (b.torchOp)
+      r.add(b.result == BinaryMath::Result::Bool ? comparison(b.name, b.summary) : binary(b.name, b.summary, b.floatOnly));
 
   r.add(OpSchema{"where", OpKind::Elementwise, {{"cond"}, {"a"}, {"b"}}, false, {},
                  [](const InferCall& c) {

@@ -17,6 +17,7 @@
 #include <algorithm>
 
 #include "core/ir/checked_math.h"
+#include "core/ops/binary_math.h"
 #include "core/ops/registry.h"
 #include "core/ops/shape_rules.h"
 #include "core/ops/unary_math.h"
@@ -77,8 +78,8 @@ Types reduceInfer(const InferCall& c) {
 void registerPrims(OpRegistry& r) {
   std::vector<OpSchema> prims;
   for (const UnaryMath& u : unaryMathOps()) prims.push_back(primLike(r, u.name, "elementwise " + u.name, true));
-  for (const char* op : {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge"})
-    prims.push_back(primLike(r, op, std::string("elementwise ") + op + " of equal-shape operands", true));
+  for (const BinaryMath& b : binaryMathOps())
+    if (b.torchOp) prims.push_back(primLike(r, b.name, "elementwise " + b.name + " of equal-shape operands", true));
   prims.push_back(primLike(r, "where", "cond ? a : b, equal shapes", true));
   OpSchema cast = primLike(r, "to", "convert_element_type: value conversion to `dtype`", false);
   cast.name = "prims.convert_element_type";
