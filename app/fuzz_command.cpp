@@ -46,6 +46,8 @@ const char* kFuzzHelp =
     "  --out DIR        write each minimized reproducer as DIR/<signature-hash>.fbx\n"
     "  --timeout S      a check running longer is a failure (default 120)\n"
     "  --no-minimize    report failures without minimizing them\n"
+    "  --replay FILE    check one reproducer under the config its `# config:` line names, in this process\n"
+    "                   (the same data and input gradients as the fuzzer; run it under a debugger)\n"
     "Ends with `N programs, M configs, K failures (U unique)` (M: program-config checks run); a long\n"
     "run prints the same counts to stderr once a minute.\n"
     "Exit status 1 when any check failed, 0 otherwise.\n";
@@ -88,19 +90,35 @@ std::string reproducerText(FuzzProgram p, const CheckConfig& c, const FuzzOutcom
   head += "# outcome: " + programComment(std::string(outcomeKindName(o.kind)) + (o.stage.empty() ? "" : " at " + o.stage)) + "\n";
   head += "# message: " + programComment(o.message) + "\n";
   head += "# signature: " + programComment(signature) + "\n";
-  if (c.target != FuzzTarget::Ptx)
-    head += "# reproduce: fusebox run THIS_FILE " + c.runFlags() +
-            (c.train ? " (the fuzzer also checks input gradients; `run --train` checks params': make the inputs params)" : "") + "\n";
-  else head += "# reproduce: fusebox dump THIS_FILE --stage ptx" + std::string(c.train ? " --train" : "") + (c.fusion ? "" : " --no-fusion") + "\n";
+  head += "# reproduce: fusebox fuzz --replay THIS_FILE\n";
   return head + printProgram(p);
+}
+
+// `--replay FILE`: the reproducer's program under the config of its "# config:" line, checked in
+// this process with the fuzzer's data and input gradients.
+int replay(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error("fuzz: cannot read '" + path + "'");
+  std::stringstream text;
+  text << f.rdbuf();
+  std::string line, config;
+  for (std::istringstream in(text.str()); std::getline(in, line);)
+    if (line.rfind("# config: ", 0) == 0) config = line.substr(10);
+  std::optional<CheckConfig> c = parseCheckConfig(config);
+  if (!c) throw Error(path + ": no '# config:' line naming a config such as 'cpu train mincut fusion'");
+  FuzzOutcome o = checkProgram(text.str(), *c);
+  std::printf("%s: %s%s%s%s\n", c->str().c_str(), outcomeKindName(o.kind), o.stage.empty() ? "" : (" at " + o.stage).c_str(),
+              o.message.empty() ? "" : ": ", o.message.c_str());
+  return o.failed() ? 1 : 0;
 }
 
 }  // namespace
 
 int fuzzCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kFuzzHelp, 0;
-  Args a(argv, {"--seconds", "--seed", "--programs", "--targets", "--out", "--timeout"}, {"--no-minimize"});
+  Args a(argv, {"--seconds", "--seed", "--programs", "--targets", "--out", "--timeout", "--replay"}, {"--no-minimize"});
   if (!a.positional().empty()) throw UsageError("fuzz takes no positional arguments");
+  if (std::optional<std::string> file = a.value("--replay")) return replay(*file);
   int programs = a.intValue("--programs", 0, 1, 1 << 30);
   int seconds = a.intValue("--seconds", programs ? 0 : 60, 1, 1 << 30);
   uint64_t seed = static_cast<uint64_t>(a.intValue("--seed", 1, 0, 1 << 30));

@@ -170,6 +170,13 @@ std::map<std::string, DerivativeFn> buildTable() {
     if (c.needs(1)) g[1] = c.sumTo(c.mul(c.grad(), c.mul(c.out(), c.op("log", {c.in(0)}))), c.shape(c.in(1)));
     return g;
   };
+  t["atan2"] = [](GradContext& c) -> Grads {  // d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2)
+    ValueId scaled = c.div(c.grad(), c.add(c.mul(c.in(0), c.in(0)), c.mul(c.in(1), c.in(1))));
+    Grads g(2);
+    if (c.needs(0)) g[0] = c.sumTo(c.mul(scaled, c.in(1)), c.shape(c.in(0)));
+    if (c.needs(1)) g[1] = c.sumTo(c.neg(c.mul(scaled, c.in(0))), c.shape(c.in(1)));
+    return g;
+  };
   for (const char* op : {"maximum", "minimum"}) {
     bool isMax = std::string(op) == "maximum";
     t[op] = [isMax](GradContext& c) -> Grads {

@@ -32,7 +32,8 @@ int64_t estimatedBytes(const TensorType& t) {
 
 namespace {
 
-bool recomputable(const Node& n) {
+// Ops a fused kernel computes from its inputs without a library call.
+bool fusible(const Node& n) {
   const OpSchema* s = OpRegistry::instance().find(n.op);
   if (!s) return false;
   switch (s->kind) {
@@ -44,6 +45,18 @@ bool recomputable(const Node& n) {
     case OpKind::Norm: return true;
     default: return false;
   }
+}
+
+// Ops the backward may recompute: fusible ones whose value does not depend on the kernel that
+// computes it. A sum (and a mean, softmax, layer or batch norm) is associated differently in a
+// kernel of another shape, so its recomputed value could differ from the forward's in the last
+// bit, and a gradient mask `x == amax(x)` against a saved value would then miss its element
+// (tests/regressions/recomputed_layer_norm_amin_mask.fbx). Max and min are exact in any order.
+bool recomputable(const Node& n) {
+  if (!fusible(n)) return false;
+  const OpSchema* s = OpRegistry::instance().find(n.op);
+  if (s->kind == OpKind::Norm) return false;
+  return s->kind != OpKind::Reduction || n.op == "amax" || n.op == "amin";
 }
 
 // A graph over a subset of `g`'s nodes (kept in order), with the given inputs and outputs.
@@ -85,7 +98,7 @@ Graph extract(const Graph& g, const std::string& name, const std::vector<std::pa
 // the backward reads it back. Graph inputs (and values a non-fusible op materializes anyway) cost
 // their bytes once. PyTorch's min-cut partitioner weighs saved values the same way.
 int64_t saveCost(const Graph& g, ValueId v, const std::vector<const Node*>& users) {
-  bool onlyFusibleUsers = !users.empty() && std::all_of(users.begin(), users.end(), [](const Node* u) { return recomputable(*u); });
+  bool onlyFusibleUsers = !users.empty() && std::all_of(users.begin(), users.end(), [](const Node* u) { return fusible(*u); });
   return estimatedBytes(g.type(v)) * (onlyFusibleUsers ? 2 : 1);
 }
 

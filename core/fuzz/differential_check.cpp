@@ -43,6 +43,13 @@ std::string CheckConfig::runFlags() const {
   return s;
 }
 
+std::optional<CheckConfig> parseCheckConfig(const std::string& text) {
+  for (FuzzTarget t : {FuzzTarget::Cpu, FuzzTarget::Ptx, FuzzTarget::Cuda})
+    for (const CheckConfig& c : configsFor(t))
+      if (c.str() == text) return c;
+  return std::nullopt;
+}
+
 std::vector<CheckConfig> configsFor(FuzzTarget t) {
   std::vector<CheckConfig> out;
   for (bool fusion : {true, false}) out.push_back({t, false, Partitioner::MinCut, fusion});

@@ -2,6 +2,7 @@
 // with the reference interpreter. Every exception becomes an outcome; nothing escapes.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct CheckConfig {
   // The equivalent `fusebox run` options (cpu and cuda targets), for reproducing by hand.
   std::string runFlags() const;
 };
+
+// The inverse of CheckConfig::str(): "cpu train mincut fusion" (a reproducer's "# config:" line).
+std::optional<CheckConfig> parseCheckConfig(const std::string& text);
 
 // Every config of a target: inference with fusion on and off, training under both
 // partitioners with fusion on and off.

@@ -7,6 +7,8 @@
 #include <regex>
 #include <set>
 
+#include "core/ops/binary_math.h"
+
 namespace fusebox::fuzz {
 
 namespace {
@@ -333,6 +335,14 @@ private:
     Shape out = broadcast(as, bs);
     bool swap = rng_.chance(0.3);
     std::string l = swap ? b : an, r = swap ? an : b;
+    if (rng_.chance(0.15)) {  // a table op without a case below (atan2, and any added later)
+      static const std::vector<std::string> known = {"add", "sub", "mul", "div", "pow", "maximum", "minimum"};
+      std::vector<const BinaryMath*> others;
+      for (const BinaryMath& op : binaryMathOps())
+        if (op.torchOp && op.result == BinaryMath::Result::SameAsInputs && std::find(known.begin(), known.end(), op.name) == known.end())
+          others.push_back(&op);
+      if (!others.empty()) return emit(rng_.pick(others)->name + "(" + l + ", " + r + ")", Kind::F32, out, am + bm + 4, false);
+    }
     switch (rng_.below(7)) {
       case 0: return emit(rng_.chance(0.5) ? l + " + " + r : "add(" + l + ", " + r + ")", Kind::F32, out, am + bm, false);
       case 1: return emit(rng_.chance(0.5) ? l + " - " + r : "sub(" + l + ", " + r + ")", Kind::F32, out, am + bm, false);

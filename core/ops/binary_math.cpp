@@ -21,6 +21,8 @@ const std::vector<BinaryMath>& binaryMathOps() {
        [](double a, double b) { return std::isnan(a) || a > b ? a : b; }, nullptr, "fb_max"},
       {"minimum", "elementwise min(a, b)", R::SameAsInputs, true, false,
        [](double a, double b) { return std::isnan(a) || a < b ? a : b; }, nullptr, "fb_min"},
+      {"atan2", "atan2(a, b): the angle of the point (b, a)", R::SameAsInputs, true, true,
+       [](double a, double b) { return std::atan2(a, b); }, nullptr, "fb_atan2", "atan2f", "atan2"},
       {"eq", "a == b", R::Bool, true, false, [](double a, double b) { return truth(a == b); }, "==", nullptr},
       {"ne", "a != b", R::Bool, true, false, [](double a, double b) { return truth(a != b); }, "!=", nullptr},
       {"lt", "a < b", R::Bool, true, false, [](double a, double b) { return truth(a < b); }, "<", nullptr},

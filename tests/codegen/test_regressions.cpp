@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "core/codegen/cpu/jit_compiler.h"
 #include "core/codegen/cuda/cuda_codegen.h"
 #include "core/codegen/cuda/nvrtc_compiler.h"
 #include "core/frontend/model_loader.h"
+#include "core/fuzz/differential_check.h"
 #include "core/runtime/cuda_executable.h"
 #include "cpu_check.h"
 
@@ -91,6 +93,25 @@ TEST_P(Regression, MatchesTheInterpreterOnTheGpu) {
     ASSERT_FALSE(r.checks.empty());
     for (const OutputCheck& o : r.checks) EXPECT_TRUE(o.ok) << describe(c) << " " << o.name << ": max abs " << o.diff.maxAbs;
   }
+}
+
+// A reproducer written by `fusebox fuzz` names the config it failed under (`# config: cpu train
+// mincut fusion`): replayed exactly as the fuzzer checks it (its data, input gradients too).
+TEST_P(Regression, PassesTheFuzzerCheckItFailed) {
+  std::ifstream f(GetParam());
+  std::stringstream text;
+  text << f.rdbuf();
+  std::string line, config;
+  for (std::istringstream in(text.str()); std::getline(in, line);)
+    if (line.rfind("# config: ", 0) == 0) config = line.substr(10);
+  std::optional<fuzz::CheckConfig> c = fuzz::parseCheckConfig(config);
+  if (!c) GTEST_SKIP() << "no fuzzer config line";
+  std::string why;
+  if (c->target == fuzz::FuzzTarget::Cpu && !cpuJitAvailable()) GTEST_SKIP() << "built without LLVM";
+  if (c->target == fuzz::FuzzTarget::Ptx && !nvrtcAvailable()) GTEST_SKIP() << "NVRTC not available";
+  if (c->target == fuzz::FuzzTarget::Cuda && (!nvrtcAvailable() || !cudaDeviceAvailable(&why))) GTEST_SKIP() << "no GPU here: " << why;
+  fuzz::FuzzOutcome o = fuzz::checkProgram(text.str(), *c);
+  EXPECT_FALSE(o.failed()) << config << ": " << fuzz::outcomeKindName(o.kind) << " at " << o.stage << ": " << o.message;
 }
 
 INSTANTIATE_TEST_SUITE_P(Reproducers, Regression, ::testing::ValuesIn(reproducers()),

@@ -3,6 +3,10 @@
 // compiled together with the generated kernels, for the host CPU.
 #include "core/codegen/cpu/cpu_prelude.h"
 
+#include <string>
+
+#include "core/codegen/libm_helpers.h"
+
 namespace fusebox {
 
 const char* cpuPrelude() {
@@ -11,7 +15,7 @@ const char* cpuPrelude() {
 #else
 #define FB_BLAS_LINE "#define FB_HAVE_CBLAS 0\n"
 #endif
-  return FB_BLAS_LINE R"PRELUDE(// ---- Fusebox CPU prelude -------------------------------------------------
+  static const std::string text = FB_BLAS_LINE R"PRELUDE(// ---- Fusebox CPU prelude -------------------------------------------------
 typedef long fb_i64;
 typedef unsigned long fb_u64;
 // The JIT compiles most of these as opaque calls (-fno-builtin-*, jit_compiler.cpp); `const` tells
@@ -96,7 +100,7 @@ static inline double fb_abs(double x) { return __builtin_fabs(x); }
 template <class T> static inline T fb_abs(T x) { return x < 0 ? -x : x; }
 template <class T> static inline T fb_max(T a, T b) { return (a != a || a > b) ? a : b; }
 template <class T> static inline T fb_min(T a, T b) { return (a != a || a < b) ? a : b; }
-// Counter-based uniform [0, 1), bit-identical to the reference interpreter's dropout stream.
+)PRELUDE" + cpuLibmHelpers() + R"PRELUDE(// Counter-based uniform [0, 1), bit-identical to the reference interpreter's dropout stream.
 static inline fb_u64 fb_splitmix(fb_u64 x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -462,6 +466,7 @@ static void fb_index_add(const float* x, const fb_i64* index, const float* src, 
 }
 // ---- end of prelude -------------------------------------------------------------
 )PRELUDE";
+  return text.c_str();
 }
 
 }  // namespace fusebox

@@ -1,11 +1,13 @@
 #include "core/codegen/cpu/jit_compiler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
 #include <mutex>
 #include <set>
 
+#include "core/codegen/libm_helpers.h"
 #include "core/ir/error.h"
 
 #ifdef FUSEBOX_HAS_LLVM
@@ -71,7 +73,8 @@ bool allowedProcessSymbol(llvm::StringRef name) {
       "rint", "__powisf2", "__powidf2", "exp2f", "exp2", "log2f", "log2", "expm1f", "expm1", "log1pf", "log1p", "exp10f",
       "exp10", "sincosf", "sincos", "ldexpf", "ldexp", "roundf", "round", "truncf", "trunc", "ceilf", "ceil", "fabsf", "fabs",
       "fmaf", "fma", "tanf", "tan", "atan2f", "atan2", "coshf", "cosh", "sinhf", "sinh"};
-  return allowed.count(name.str()) > 0;
+  static const std::vector<std::string> table = tableLibmSymbols();
+  return allowed.count(name.str()) > 0 || std::find(table.begin(), table.end(), name.str()) != table.end();
 }
 
 std::unique_ptr<llvm::orc::LLJIT> makeJit() {
@@ -168,6 +171,7 @@ std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& sou
                                        "-target-cpu", cpu, "-vectorize-loops", "-vectorize-slp", "-nostdsysteminc",
                                        "-nobuiltininc", fileName};
   for (const char* f : kOpaqueLibmCalls) argStore.insert(argStore.end() - 1, std::string("-fno-builtin-") + f);
+  for (const std::string& f : tableLibmSymbols()) argStore.insert(argStore.end() - 1, "-fno-builtin-" + f);
   llvm::StringMap<bool> features;
   if (llvm::sys::getHostCPUFeatures(features))
     for (auto& f : features)

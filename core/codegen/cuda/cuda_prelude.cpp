@@ -3,10 +3,14 @@
 // reductions with warp shuffles, and direct convolution / pooling / scatter-add kernels.
 #include "core/codegen/cuda/cuda_prelude.h"
 
+#include <string>
+
+#include "core/codegen/libm_helpers.h"
+
 namespace fusebox {
 
 const char* cudaPrelude() {
-  return R"PRELUDE(// ---- Fusebox CUDA prelude -----------------------------------------------
+  static const std::string text = R"PRELUDE(// ---- Fusebox CUDA prelude -----------------------------------------------
 // The shared expression emitter writes infinities and NaNs as clang builtins.
 #define __builtin_inff() __int_as_float(0x7f800000)
 #define __builtin_inf() __longlong_as_double(0x7ff0000000000000ULL)
@@ -60,7 +64,7 @@ __device__ __forceinline__ double fb_abs(double x) { return fabs(x); }
 template <class T> __device__ __forceinline__ T fb_abs(T x) { return x < 0 ? -x : x; }
 template <class T> __device__ __forceinline__ T fb_max(T a, T b) { return (a != a || a > b) ? a : b; }
 template <class T> __device__ __forceinline__ T fb_min(T a, T b) { return (a != a || a < b) ? a : b; }
-__device__ __forceinline__ fb_u64 fb_splitmix(fb_u64 x) {
+)PRELUDE" + cudaLibmHelpers() + R"PRELUDE(__device__ __forceinline__ fb_u64 fb_splitmix(fb_u64 x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
@@ -238,6 +242,7 @@ extern "C" __global__ void fb_index_add_scatter(const fb_i64* index, const float
 }
 // ---- end of prelude -------------------------------------------------------------
 )PRELUDE";
+  return text.c_str();
 }
 
 }  // namespace fusebox
