@@ -6,11 +6,19 @@
 
 namespace fusebox {
 
+// Div and Mod are floor division and modulo (as the interpreter evaluates them). C's / and %
+// truncate toward zero, so an operand that may be negative (a pad's or a slice gradient's
+// unselected lanes) prints as the preludes' fb_floordiv / fb_floormod: printed as C's, a masked
+// load's index could leave its buffer although its bounds say it cannot.
 std::string IndexAtom::key() const {
   switch (kind) {
     case Kind::Var: return name;
-    case Kind::Div: return "(" + operand() + " / " + std::to_string(divisor) + ")";
-    case Kind::Mod: return "(" + operand() + " % " + std::to_string(divisor) + ")";
+    case Kind::Div:
+      if (arg->minValue() < 0) return "fb_floordiv(" + arg->str() + ", " + std::to_string(divisor) + ")";
+      return "(" + operand() + " / " + std::to_string(divisor) + ")";
+    case Kind::Mod:
+      if (arg->minValue() < 0) return "fb_floormod(" + arg->str() + ", " + std::to_string(divisor) + ")";
+      return "(" + operand() + " % " + std::to_string(divisor) + ")";
   }
   return "?";
 }

@@ -31,6 +31,22 @@ TEST(IndexExpr, DivModUseRanges) {
   EXPECT_EQ(q.mod(7).maxValue(), 6);
 }
 
+// Div and Mod are floor operations. C's / and % truncate toward zero, so an operand that may be
+// negative prints as the preludes' floor helpers: printed as C's, the index of a pad's unselected
+// lane was -1 on the H200 (gpt2_block training at B=8, an illegal memory access).
+TEST(IndexExpr, PossiblyNegativeOperandsPrintFloorHelpers) {
+  IndexExpr k = IndexExpr::var("k", 2304), m = IndexExpr::var("m", 4096);
+  IndexExpr shifted = k + m.mod(512) * 768 - 1536;
+  EXPECT_EQ(shifted.floorDiv(393216).str(), "fb_floordiv(768*(m % 512) + k - 1536, 393216)");
+  EXPECT_EQ((k - 100).mod(512).str(), "fb_floormod(k - 100, 512)");
+  EXPECT_EQ(k.mod(512).str(), "(k % 512)");  // provably non-negative: C's operator
+  IndexExpr x = IndexExpr::var("x", 10);
+  for (int64_t v = 0; v < 10; ++v) {
+    EXPECT_EQ((x - 7).floorDiv(3).evaluate({{"x", v}}), v - 7 >= 0 ? (v - 7) / 3 : -((7 - v + 2) / 3));
+    EXPECT_EQ((x - 7).mod(3).evaluate({{"x", v}}), ((v - 7) % 3 + 3) % 3);
+  }
+}
+
 TEST(IndexExpr, EvaluateAndSubstitute) {
   IndexExpr x = IndexExpr::var("x", 10), y = IndexExpr::var("y", 10);
   IndexExpr e = (x * 3 + y).floorDiv(2);

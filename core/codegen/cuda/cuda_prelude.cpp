@@ -64,6 +64,9 @@ __device__ __forceinline__ double fb_abs(double x) { return fabs(x); }
 template <class T> __device__ __forceinline__ T fb_abs(T x) { return x < 0 ? -x : x; }
 template <class T> __device__ __forceinline__ T fb_max(T a, T b) { return (a != a || a > b) ? a : b; }
 template <class T> __device__ __forceinline__ T fb_min(T a, T b) { return (a != a || a < b) ? a : b; }
+// Floor division and modulo by a positive constant, for index operands that may be negative.
+template <class T, class U> __device__ __forceinline__ T fb_floordiv(T a, U d) { return a / (T)d - (T)((a % (T)d != 0) & (a < 0)); }
+template <class T, class U> __device__ __forceinline__ T fb_floormod(T a, U d) { T r = a % (T)d; return r < 0 ? r + (T)d : r; }
 )PRELUDE" + cudaLibmHelpers() + R"PRELUDE(__device__ __forceinline__ fb_u64 fb_splitmix(fb_u64 x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
