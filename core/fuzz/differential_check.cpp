@@ -1,6 +1,7 @@
 #include "core/fuzz/differential_check.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <regex>
@@ -145,8 +146,9 @@ FuzzOutcome compareRun(const Pipeline& p, const RunReport& r, uint64_t seed) {
   std::string first;
   for (const OutputCheck& c : r.checks)
     if (!c.ok && bad++ == 0) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, ": max abs diff %.3g, max rel diff %.3g", c.diff.maxAbs, c.diff.maxRel);
+      char buf[200];
+      std::snprintf(buf, sizeof buf, ": max abs diff %.3g, max rel diff %.3g (the reference's own f32 error: %.3g)", c.diff.maxAbs,
+                    c.diff.maxRel, c.referenceNoise);
       first = "output " + c.name + buf;
     }
   if (r.checks.empty()) return outcome(OutcomeKind::Mismatch, "no output was checked", "");
