@@ -80,6 +80,9 @@ TEST(Kernels, BinaryBroadcasting) {
   expectValues(runOp("pow", {t({2}, {2, 3}), t({}, {2})}), {2}, {4, 9});
   expectValues(runOp("maximum", {t({3}, {1, 5, 3}), t({3}, {4, 2, 3})}), {3}, {4, 5, 3});
   expectValues(runOp("minimum", {t({3}, {1, 5, 3}), t({3}, {4, 2, 3})}), {3}, {1, 2, 3});
+  // atan2(a, b): the angle of (b, a), in every quadrant
+  expectValues(runOp("atan2", {t({2, 1}, {1, -1}), t({2}, {1, -1})}), {2, 2},
+               {0.7853981633974483, 2.356194490192345, -0.7853981633974483, -2.356194490192345});
 }
 
 TEST(Kernels, ComparisonsWhereMaskedFill) {
