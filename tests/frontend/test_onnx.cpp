@@ -124,6 +124,31 @@ TEST(OnnxLoader, UnsupportedOpNamesTheNodeOpTypeAndOpset) {
   fs::remove(path);
 }
 
+// Found by fuzz.onnx_loader: a Pad (opset 11+) without its pads input read past the node's input
+// list (ASan heap-buffer-overflow); Range and OneHot read their constant inputs the same way.
+TEST(OnnxLoader, AMissingConstantInputIsAnErrorNamingIt) {
+  if (!onnxAvailable()) GTEST_SKIP();
+  for (const char* op : {"Pad", "OneHot"}) {
+    onnx::ModelProto m;
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(17);
+    auto* g = m.mutable_graph();
+    auto* in = g->add_input();
+    in->set_name("x");
+    auto* tt = in->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto::FLOAT);
+    tt->mutable_shape()->add_dim()->set_dim_value(4);
+    auto* node = g->add_node();
+    node->set_op_type(op);
+    node->add_input("x");
+    node->add_output("y");
+    g->add_output()->set_name("y");
+    std::string path = tempFile("missing_input.onnx", m.SerializeAsString());
+    test::expectThrowContaining<Error>([&] { loadOnnx(path); }, "is required");
+    fs::remove(path);
+  }
+}
+
 TEST(OnnxLoader, TruncatedAndBitFlippedFilesGiveErrorsNotCrashes) {
   fs::path model = kData / "pytorch-converted/test_Conv2d/model.onnx";
   if (!onnxAvailable() || !fs::exists(model)) GTEST_SKIP();

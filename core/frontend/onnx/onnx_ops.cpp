@@ -71,9 +71,14 @@ TensorType OnnxNode::inType(int i) const {
   return cx.graph.type(cx.value(n.input(i)));
 }
 
+const Tensor& OnnxNode::constantInput(int i, const char* what) {
+  if (!has(i)) throw OnnxUnsupported(std::string(what) + " (input " + std::to_string(i) + ") is required");
+  return cx.constant(n.input(i), what);
+}
+
 std::vector<int64_t> OnnxNode::intsInput(int i, const char* what) {
   std::vector<int64_t> v;
-  for (double x : cx.constant(n.input(i), what).data) v.push_back(static_cast<int64_t>(x));
+  for (double x : constantInput(i, what).data) v.push_back(static_cast<int64_t>(x));
   return v;
 }
 
@@ -231,9 +236,9 @@ const std::map<std::string, ConstantMaker>& constantMakers() {
        }},
       {"Range",
        [](OnnxNode& c) {
-         const Tensor& start = c.cx.constant(c.n.input(0), "Range's start");
-         double s = start.data.at(0), limit = c.cx.constant(c.n.input(1), "Range's limit").data.at(0),
-                d = c.cx.constant(c.n.input(2), "Range's delta").data.at(0);
+         const Tensor& start = c.constantInput(0, "Range's start");
+         double s = start.data.at(0), limit = c.constantInput(1, "Range's limit").data.at(0),
+                d = c.constantInput(2, "Range's delta").data.at(0);
          if (d == 0 || !std::isfinite(s) || !std::isfinite(limit) || !std::isfinite(d)) throw Error("Range needs finite values and a nonzero delta");
          double steps = std::ceil((limit - s) / d);
          if (steps > static_cast<double>(kMaxFoldedElements)) throw OnnxUnsupported("a Range of more than 2^24 elements is not supported");

@@ -72,6 +72,7 @@ struct OnnxNode {
   ValueId in(int i);
   bool has(int i) const;  // input i is given (not missing or empty)
   std::vector<int64_t> intsInput(int i, const char* what);  // a constant integer input
+  const Tensor& constantInput(int i, const char* what);     // a constant input (throws when missing)
   // Input i's type without making a constant input a graph input (Shape, Size, EyeLike read only this).
   TensorType inType(int i) const;
   const Shape& shape(ValueId v) const { return cx.graph.type(v).shape; }

@@ -222,7 +222,7 @@ OnnxOutputs spaceToDepth(OnnxNode& c) {
 
 OnnxOutputs oneHot(OnnxNode& c) {
   ValueId idx = c.in(0);
-  int64_t depth = static_cast<int64_t>(c.cx.constant(c.n.input(1), "OneHot's depth").data.at(0));
+  int64_t depth = static_cast<int64_t>(c.constantInput(1, "OneHot's depth").data.at(0));
   ValueId values = c.in(2);
   Ints is = c.sizes(idx);
   size_t r = is.size() + 1;
