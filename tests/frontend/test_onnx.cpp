@@ -30,6 +30,19 @@ std::string tempFile(const std::string& name, const std::string& bytes) {
   return path;
 }
 
+// An opset-17 model whose one input is f32 'x' of `dims`: tests add initializers, nodes, outputs.
+onnx::ModelProto modelWithInput(const std::vector<int64_t>& dims) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* in = m.mutable_graph()->add_input();
+  in->set_name("x");
+  auto* tt = in->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  return m;
+}
+
 void expectMatchesCase(const OnnxModel& m, const fs::path& set) {
   std::vector<Tensor> got = interpret(m.graph, onnxDataSetInputs(m, set.string()));
   Tensor want = loadOnnxTensor((set / "output_0.pb").string());
@@ -99,16 +112,8 @@ INSTANTIATE_TEST_SUITE_P(Backend, OnnxCase,
 
 TEST(OnnxLoader, UnsupportedOpNamesTheNodeOpTypeAndOpset) {
   if (!onnxAvailable()) GTEST_SKIP();
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  auto* imp = m.add_opset_import();
-  imp->set_version(17);
+  onnx::ModelProto m = modelWithInput({4});
   auto* g = m.mutable_graph();
-  auto* in = g->add_input();
-  in->set_name("x");
-  auto* tt = in->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto::FLOAT);
-  tt->mutable_shape()->add_dim()->set_dim_value(4);
   auto* relu = g->add_node();
   relu->set_op_type("Relu");
   relu->add_input("x");
@@ -129,15 +134,8 @@ TEST(OnnxLoader, UnsupportedOpNamesTheNodeOpTypeAndOpset) {
 TEST(OnnxLoader, AMissingConstantInputIsAnErrorNamingIt) {
   if (!onnxAvailable()) GTEST_SKIP();
   for (const char* op : {"Pad", "OneHot"}) {
-    onnx::ModelProto m;
-    m.set_ir_version(8);
-    m.add_opset_import()->set_version(17);
+    onnx::ModelProto m = modelWithInput({4});
     auto* g = m.mutable_graph();
-    auto* in = g->add_input();
-    in->set_name("x");
-    auto* tt = in->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(onnx::TensorProto::FLOAT);
-    tt->mutable_shape()->add_dim()->set_dim_value(4);
     auto* node = g->add_node();
     node->set_op_type(op);
     node->add_input("x");
@@ -180,15 +178,8 @@ namespace {
 
 // A model whose one input has `dims` and whose one initializer claims `initDims` (no data).
 std::string sizedModel(const std::vector<int64_t>& dims, const std::vector<int64_t>& initDims) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
+  onnx::ModelProto m = modelWithInput(dims);
   auto* g = m.mutable_graph();
-  auto* in = g->add_input();
-  in->set_name("x");
-  auto* tt = in->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
   if (!initDims.empty()) {
     auto* w = g->add_initializer();
     w->set_name("w");
