@@ -86,7 +86,7 @@ std::string reproducerText(FuzzProgram p, const CheckConfig& c, const FuzzOutcom
                            uint64_t programSeed) {
   p.comment.clear();
   std::string head = "# fusebox fuzz reproducer (program seed " + std::to_string(programSeed) + ")\n";
-  head += "# config: " + programComment(c.str()) + "\n";
+  head += reproducerConfigLine(c);  // a config's text is fixed words: nothing to escape
   head += "# outcome: " + programComment(std::string(outcomeKindName(o.kind)) + (o.stage.empty() ? "" : " at " + o.stage)) + "\n";
   head += "# message: " + programComment(o.message) + "\n";
   head += "# signature: " + programComment(signature) + "\n";
@@ -101,10 +101,7 @@ int replay(const std::string& path) {
   if (!f) throw Error("fuzz: cannot read '" + path + "'");
   std::stringstream text;
   text << f.rdbuf();
-  std::string line, config;
-  for (std::istringstream in(text.str()); std::getline(in, line);)
-    if (line.rfind("# config: ", 0) == 0) config = line.substr(10);
-  std::optional<CheckConfig> c = parseCheckConfig(config);
+  std::optional<CheckConfig> c = reproducerConfig(text.str());
   if (!c) throw Error(path + ": no '# config:' line naming a config such as 'cpu train mincut fusion'");
   FuzzOutcome o = checkProgram(text.str(), *c);
   std::printf("%s: %s%s%s%s\n", c->str().c_str(), outcomeKindName(o.kind), o.stage.empty() ? "" : (" at " + o.stage).c_str(),

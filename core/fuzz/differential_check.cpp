@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <optional>
 #include <regex>
+#include <sstream>
+#include <string_view>
 
 #include "core/codegen/cpu/jit_compiler.h"
 #include "core/codegen/cuda/cuda_codegen.h"
@@ -37,17 +39,23 @@ std::string CheckConfig::str() const {
   return s + (fusion ? " fusion" : " nofusion");
 }
 
-std::string CheckConfig::runFlags() const {
-  std::string s = std::string("--target ") + (target == FuzzTarget::Cuda ? "cuda" : "cpu");
-  if (train) s += std::string(" --train --partitioner ") + partitionerName(partitioner);
-  if (!fusion) s += " --no-fusion";
-  return s;
-}
-
 std::optional<CheckConfig> parseCheckConfig(const std::string& text) {
   for (FuzzTarget t : {FuzzTarget::Cpu, FuzzTarget::Ptx, FuzzTarget::Cuda})
     for (const CheckConfig& c : configsFor(t))
       if (c.str() == text) return c;
+  return std::nullopt;
+}
+
+namespace {
+constexpr std::string_view kConfigPrefix = "# config: ";
+}
+
+std::string reproducerConfigLine(const CheckConfig& c) { return std::string(kConfigPrefix) + c.str() + "\n"; }
+
+std::optional<CheckConfig> reproducerConfig(const std::string& fileText) {
+  std::istringstream in(fileText);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(kConfigPrefix, 0) == 0) return parseCheckConfig(line.substr(kConfigPrefix.size()));
   return std::nullopt;
 }
 

@@ -20,12 +20,13 @@ struct CheckConfig {
   bool fusion = true;
   // "cpu infer fusion", "ptx train mincut nofusion": part of a failure's signature.
   std::string str() const;
-  // The equivalent `fusebox run` options (cpu and cuda targets), for reproducing by hand.
-  std::string runFlags() const;
 };
 
-// The inverse of CheckConfig::str(): "cpu train mincut fusion" (a reproducer's "# config:" line).
+// The inverse of CheckConfig::str(): "cpu train mincut fusion".
 std::optional<CheckConfig> parseCheckConfig(const std::string& text);
+// The config a reproducer file names on its "# config: ..." line (reproducerConfigLine), if any.
+std::optional<CheckConfig> reproducerConfig(const std::string& fileText);
+std::string reproducerConfigLine(const CheckConfig& c);
 
 // Every config of a target: inference with fusion on and off, training under both
 // partitioners with fusion on and off.

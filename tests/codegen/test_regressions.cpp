@@ -101,17 +101,14 @@ TEST_P(Regression, PassesTheFuzzerCheckItFailed) {
   std::ifstream f(GetParam());
   std::stringstream text;
   text << f.rdbuf();
-  std::string line, config;
-  for (std::istringstream in(text.str()); std::getline(in, line);)
-    if (line.rfind("# config: ", 0) == 0) config = line.substr(10);
-  std::optional<fuzz::CheckConfig> c = fuzz::parseCheckConfig(config);
+  std::optional<fuzz::CheckConfig> c = fuzz::reproducerConfig(text.str());
   if (!c) GTEST_SKIP() << "no fuzzer config line";
   std::string why;
   if (c->target == fuzz::FuzzTarget::Cpu && !cpuJitAvailable()) GTEST_SKIP() << "built without LLVM";
   if (c->target == fuzz::FuzzTarget::Ptx && !nvrtcAvailable()) GTEST_SKIP() << "NVRTC not available";
   if (c->target == fuzz::FuzzTarget::Cuda && (!nvrtcAvailable() || !cudaDeviceAvailable(&why))) GTEST_SKIP() << "no GPU here: " << why;
   fuzz::FuzzOutcome o = fuzz::checkProgram(text.str(), *c);
-  EXPECT_FALSE(o.failed()) << config << ": " << fuzz::outcomeKindName(o.kind) << " at " << o.stage << ": " << o.message;
+  EXPECT_FALSE(o.failed()) << c->str() << ": " << fuzz::outcomeKindName(o.kind) << " at " << o.stage << ": " << o.message;
 }
 
 INSTANTIATE_TEST_SUITE_P(Reproducers, Regression, ::testing::ValuesIn(reproducers()),
