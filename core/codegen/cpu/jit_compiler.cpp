@@ -1,6 +1,5 @@
 #include "core/codegen/cpu/jit_compiler.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -67,14 +66,17 @@ JitState& state() {
 // The process symbols generated code may call: the libm functions the prelude declares, BLAS, and
 // what LLVM itself emits calls to. Nothing else of the process (system, fopen, ...) is reachable.
 bool allowedProcessSymbol(llvm::StringRef name) {
-  static const std::set<std::string> allowed = {
+  static const std::set<std::string> allowed = [] {
+    std::set<std::string> s = {
       "expf", "logf", "tanhf", "erff", "powf", "sinf", "cosf", "atanf", "exp", "log", "tanh", "erf", "pow", "sin", "cos",
       "atan", "cblas_sgemm", "memcpy", "memset", "memmove", "fmodf", "fmod", "floorf", "floor", "sqrtf", "sqrt", "rintf",
       "rint", "__powisf2", "__powidf2", "exp2f", "exp2", "log2f", "log2", "expm1f", "expm1", "log1pf", "log1p", "exp10f",
       "exp10", "sincosf", "sincos", "ldexpf", "ldexp", "roundf", "round", "truncf", "trunc", "ceilf", "ceil", "fabsf", "fabs",
       "fmaf", "fma", "tanf", "tan", "atan2f", "atan2", "coshf", "cosh", "sinhf", "sinh"};
-  static const std::vector<std::string> table = tableLibmSymbols();
-  return allowed.count(name.str()) > 0 || std::find(table.begin(), table.end(), name.str()) != table.end();
+    for (const std::string& f : tableLibmSymbols()) s.insert(f);  // the op tables' libm calls
+    return s;
+  }();
+  return allowed.count(name.str()) > 0;
 }
 
 std::unique_ptr<llvm::orc::LLJIT> makeJit() {
