@@ -6,6 +6,7 @@
 
 #include "core/autograd/max_flow.h"
 #include "core/ir/verifier.h"
+#include "core/ops/reduction_math.h"
 #include "core/ops/registry.h"
 
 namespace fusebox {
@@ -56,7 +57,8 @@ bool recomputable(const Node& n) {
   if (!fusible(n)) return false;
   const OpSchema* s = OpRegistry::instance().find(n.op);
   if (s->kind == OpKind::Norm) return false;
-  return s->kind != OpKind::Reduction || n.op == "amax" || n.op == "amin";
+  const ReductionMath* r = findReductionByPrim(n.op);
+  return s->kind != OpKind::Reduction || (r && r->exactInAnyOrder);
 }
 
 // A graph over a subset of `g`'s nodes (kept in order), with the given inputs and outputs.

@@ -57,7 +57,7 @@ namespace {
 // A copy of `e` whose loads name buffers by their C identifiers.
 LExprPtr withCNames(const LExprPtr& e, const BufferNames& ids) {
   auto copy = std::make_shared<LExpr>(*e);
-  if (e->kind == LExpr::Kind::Load || e->kind == LExpr::Kind::LoadIndirect) copy->op = ids(e->op);
+  if (e->kind == LExpr::Kind::Load || e->kind == LExpr::Kind::LoadIndirect) copy->buffer = ids(e->buffer);
   for (LExprPtr& a : copy->args) a = withCNames(a, ids);
   return copy;
 }
@@ -82,7 +82,7 @@ bool alwaysInBounds(const IndexExpr& e, int64_t elements, int64_t width) {
 
 bool KernelEmitter::mayReadOutOfBounds(const LExprPtr& e, const std::map<std::string, IndexExpr>& vars) const {
   if (e->kind == LExpr::Kind::Load) {
-    auto it = ids_.elements.find(e->op);
+    auto it = ids_.elements.find(e->buffer);
     if (it == ids_.elements.end() || !alwaysInBounds(e->index.substitute(vars), it->second)) return true;
   }
   return std::any_of(e->args.begin(), e->args.end(), [&](const LExprPtr& a) { return mayReadOutOfBounds(a, vars); });
@@ -111,7 +111,10 @@ std::string KernelEmitter::emitExpr(const LExprPtr& e, const std::map<std::strin
   std::vector<std::string> kids;
   kids.reserve(e->args.size());
   for (const LExprPtr& a : e->args) kids.push_back(emitExpr(a, vars, indent));
-  std::string key = std::to_string(static_cast<int>(e->kind)) + e->op + std::string(dtypeName(e->dtype));
+  const std::string& what = e->kind == LExpr::Kind::Unary    ? unaryMath(e->unaryOp).name
+                            : e->kind == LExpr::Kind::Binary ? binaryMath(e->binaryOp).name
+                                                             : e->buffer;
+  std::string key = std::to_string(static_cast<int>(e->kind)) + what + std::string(dtypeName(e->dtype));
   if (e->kind == LExpr::Kind::Constant) key += std::to_string(e->value);
   if (e->kind == LExpr::Kind::Load || e->kind == LExpr::Kind::LoadIndirect || e->kind == LExpr::Kind::Index ||
       e->kind == LExpr::Kind::Random)
@@ -140,13 +143,13 @@ std::string KernelEmitter::compute(const LExprPtr& e, const std::vector<std::str
   auto arg = [&](size_t i) { return kids.at(i); };
   switch (e->kind) {
     case LExpr::Kind::Load: {
-      if (auto it = published_.find(e->op); it != published_.end()) return it->second;
-      std::string text = e->op + "[" + e->index.substitute(vars).str() + "]";
+      if (auto it = published_.find(e->buffer); it != published_.end()) return it->second;
+      std::string text = e->buffer + "[" + e->index.substitute(vars).str() + "]";
       if (auto it = aliases_.find(text); it != aliases_.end()) return it->second;
       return text;
     }
     case LExpr::Kind::LoadIndirect:  // an index outside [0, extent) is reported and read as 0
-      return e->op + "[" + e->index.substitute(vars).str() + " + " + std::to_string(e->stride) + " * fb_check_index((fb_i64)(" +
+      return e->buffer + "[" + e->index.substitute(vars).str() + " + " + std::to_string(e->stride) + " * fb_check_index((fb_i64)(" +
              arg(0) + "), " + std::to_string(e->extent) + ", " + std::to_string(site_) + ")]";
     case LExpr::Kind::Constant:
       return literal(e->value, e->dtype);
@@ -160,19 +163,11 @@ std::string KernelEmitter::compute(const LExprPtr& e, const std::vector<std::str
       return "((" + ctype(e->dtype) + ")" + arg(0) + ")";
     case LExpr::Kind::Where:
       return arg(0) + " ? " + arg(1) + " : " + arg(2);
-    case LExpr::Kind::Unary: {
-      const std::string& op = e->op;
-      std::string x = arg(0);
-      if (op == "neg") return "-" + x;
-      if (op == "rsqrt") return literal(1, e->dtype) + " / fb_sqrt(" + x + ")";
-      if (op == "not") return "!" + x;
-      return "fb_" + op + "(" + x + ")";
-    }
+    case LExpr::Kind::Unary:
+      return unaryMathExpr(unaryMath(e->unaryOp), arg(0), literal(1, e->dtype));
     case LExpr::Kind::Binary: {
-      const BinaryMath* op = findBinaryMath(e->op);
-      if (!op) throw Error("codegen: unknown binary op " + e->op);
       std::string a = arg(0), b = arg(1);  // in this order: each may declare numbered temporaries
-      return binaryMathExpr(*op, a, b);
+      return binaryMathExpr(binaryMath(e->binaryOp), a, b);
     }
   }
   return "0";
@@ -192,14 +187,12 @@ int64_t coefficientOf(const IndexExpr& e, const std::string& var) {
   return 0;
 }
 
-std::string reduceInit(const LoopNode& n, DType t) {
-  if (n.reduceOp == "sum") return literal(0, t);
-  return literal(n.reduceOp == "max" ? -INFINITY : INFINITY, t);
-}
+std::string reduceInit(const LoopNode& n, DType t) { return literal(reductionMath(n.reduceOp).identity, t); }
 
 std::string reduceCombine(const LoopNode& n, const std::string& acc, const std::string& v) {
-  if (n.reduceOp == "sum") return acc + " += " + v;
-  return acc + " = fb_" + std::string(n.reduceOp == "max" ? "max" : "min") + "(" + acc + ", " + v + ")";
+  const ReductionMath& r = reductionMath(n.reduceOp);
+  if (!r.helper) return acc + " += " + v;
+  return acc + " = " + r.helper + "(" + acc + ", " + v + ")";
 }
 
 bool prefersColumnLoop(const LoopProgram& p, const Kernel& k, int64_t M, int64_t K) {
@@ -225,7 +218,7 @@ bool prefersColumnLoop(const LoopProgram& p, const Kernel& k, int64_t M, int64_t
 std::map<int, std::string> indexCheckSites(const LoopProgram& p, const std::function<std::string(NodeId)>& describeTraced) {
   std::map<int, std::string> sites;
   for (const LoopNode& n : p.nodes)
-    if ((n.kind == LoopNode::Kind::Extern && n.externOp == "index_add") || (n.body && checksIndices(n.body)))
+    if ((n.kind == LoopNode::Kind::Extern && externPrim(n.externOp).integerInput >= 0) || (n.body && checksIndices(n.body)))
       sites[n.id] = describeLoopNode(n, describeTraced);
   return sites;
 }
@@ -245,7 +238,7 @@ void emitLoopItem(std::ostringstream& body, KernelEmitter& em, const LoopNode& n
                   const std::string& indent, bool stored, const std::string& acc, bool reassociableSums) {
   std::string v = em.emit(n, n.body, vars, indent);
   if (n.kind == LoopNode::Kind::Reduction) {
-    if (reassociableSums && n.reduceOp == "sum") body << indent << "{ " << kReassociatePragma << " " << reduceCombine(n, acc, v) << "; }\n";
+    if (reassociableSums && n.reduceOp == ReduceOp::Sum) body << indent << "{ " << kReassociatePragma << " " << reduceCombine(n, acc, v) << "; }\n";
     else body << indent << reduceCombine(n, acc, v) << ";\n";
     return;
   }

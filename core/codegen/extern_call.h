@@ -12,9 +12,8 @@
 namespace fusebox {
 
 struct ExternCall {
-  enum class Kind { Matmul, Conv2d, Conv2dInputGrad, Conv2dWeightGrad, Pool, IndexAdd };
-  Kind kind = Kind::Matmul;
-  std::string op;                   // the prim without "prims." (e.g. "conv2d_backward_input")
+  const ExternPrim* prim = nullptr;  // its row of core/ops/extern_prims.def
+  ExternKind kind = ExternKind::Matmul;
   std::vector<std::string> inputs;  // buffers, in the prim's input order
   std::string output;
   // Matmul: C[b] (n x m) = op(A[b]) (n x k) @ op(B[b]) (k x m).
@@ -23,7 +22,8 @@ struct ExternCall {
   // Conv (16 fields: N C H W O KH KW OH OW groups sh sw ph pw dh dw), Pool (11 fields: planes H W
   // OH OW kh kw sh sw ph pw), IndexAdd (outer rows n inner).
   std::vector<int64_t> fields;
-  int poolMode = 0;    // 0 max, 1 avg, 2 adaptive avg; +10 for the gradient
+  // Pool: the preludes' FbPool mode code, 0 max, 1 avg, 2 adaptive avg, +10 for the gradient.
+  int poolMode() const;
   int64_t rows = 0;    // the independent output units a parallel loop covers (CPU)
   int64_t elements = 0;  // output elements (GPU: one thread each)
 };

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/ops/binary_math.h"
+#include "core/ops/reduction_math.h"
 
 namespace fusebox::fuzz {
 
@@ -36,6 +37,18 @@ private:
 };
 
 using Shape = std::vector<int64_t>;
+
+// A bound of |op(x)| over `count` reduced elements of magnitude <= mag (sum, mean, amax, amin).
+double reducedMagnitude(const std::string& op, double mag, int64_t count) {
+  const ReductionMath* r = findReductionByPrim(op);
+  return r && r->op == ReduceOp::Sum ? mag * static_cast<double>(count) : mag;
+}
+
+// Whether reduction `op`'s result is one of its inputs, so it is exact wherever they are.
+bool selectsAnInput(const std::string& op) {
+  const ReductionMath* r = findReductionByPrim(op);
+  return r && r->exactInAnyOrder;
+}
 
 enum class Kind { F32, I64, Bool };
 
@@ -265,9 +278,15 @@ private:
         return emit("exp(" + a + ")", Kind::F32, x->shape, std::exp(m), false);
       }
       case 4: {  // restricted domains made valid
-        static const std::vector<std::string> ops = {"log", "sqrt", "rsqrt"};
-        std::string op = rng_.pick(ops);
-        return emit(op + "(abs(" + x->name + ") + 0.5)", Kind::F32, x->shape, op == "rsqrt" ? 1.5 : std::sqrt(x->mag) + 2, false);
+        struct Restricted {
+          std::string op;
+          double (*mag)(double);  // a bound of |op(|x| + 0.5)| for |x| <= mag
+        };
+        static const std::vector<Restricted> ops = {{"log", [](double m) { return std::sqrt(m) + 2; }},
+                                                    {"sqrt", [](double m) { return std::sqrt(m) + 2; }},
+                                                    {"rsqrt", [](double) { return 1.5; }}};
+        const Restricted& r = rng_.pick(ops);
+        return emit(r.op + "(abs(" + x->name + ") + 0.5)", Kind::F32, x->shape, r.mag(x->mag), false);
       }
       case 5:  // floor/round only of exact values: a reassociated sum could land on the other side of an integer
         if (!x->exact) return emit("relu(" + x->name + ") * 0.5", Kind::F32, x->shape, x->mag, false);
@@ -394,8 +413,7 @@ private:
     for (size_t i = 0; i < axes.size(); ++i) list += (i ? ", " : "") + axisText(axes[i], rank);
     list += "]";
     std::string e = op + "(" + x->name + ", " + list + (keep ? ", keepdim=true" : "") + ")";
-    bool exact = (op == "amax" || op == "amin") && x->exact;
-    return emit(e, Kind::F32, out, op == "sum" ? x->mag * static_cast<double>(count) : x->mag, exact);
+    return emit(e, Kind::F32, out, reducedMagnitude(op, x->mag, count), selectsAnInput(op) && x->exact);
   }
 
   // A view of some value (any dtype); `out` gets the new value's index.
@@ -649,9 +667,17 @@ private:
         double bm = 0;
         bool be = true;
         std::string b = partner(a, Kind::I64, bs, bm, be);
-        static const std::vector<std::string> ops = {"add", "sub", "mul", "maximum", "minimum"};
-        std::string op = rng_.pick(ops);
-        return emit(op + "(" + a.name + ", " + b + ")", Kind::I64, broadcast(a.shape, bs), op == "mul" ? a.mag * bm : a.mag + bm, true);
+        struct IntegerBinary {
+          std::string op;
+          double (*mag)(double, double);  // a bound of |op(a, b)| for |a| <= ma, |b| <= mb
+        };
+        static const std::vector<IntegerBinary> ops = {{"add", [](double ma, double mb) { return ma + mb; }},
+                                                       {"sub", [](double ma, double mb) { return ma + mb; }},
+                                                       {"mul", [](double ma, double mb) { return ma * mb; }},
+                                                       {"maximum", [](double ma, double mb) { return ma + mb; }},
+                                                       {"minimum", [](double ma, double mb) { return ma + mb; }}};
+        const IntegerBinary& op = rng_.pick(ops);
+        return emit(op.op + "(" + a.name + ", " + b + ")", Kind::I64, broadcast(a.shape, bs), op.mag(a.mag, bm), true);
       }
       case 1: {
         static const std::vector<std::string> ops = {"neg", "abs", "relu"};
@@ -668,7 +694,7 @@ private:
         if (keep) out[static_cast<size_t>(axis)] = 1;
         else out.erase(out.begin() + axis);
         return emit(op + "(" + a.name + ", [" + axisText(axis, a.shape.size()) + "]" + (keep ? ", keepdim=true" : "") + ")", Kind::I64, out,
-                    op == "sum" ? a.mag * static_cast<double>(a.shape[static_cast<size_t>(axis)]) : a.mag, true);
+                    reducedMagnitude(op, a.mag, a.shape[static_cast<size_t>(axis)]), true);
       }
       case 3: return emit("to(" + a.name + ", dtype=\"f32\")", Kind::F32, a.shape, a.mag, true);
       case 4: {  // indices into an embedding table

@@ -52,7 +52,7 @@ NodeId Graph::addNode(const std::string& op, std::vector<ValueId> inputs, AttrMa
   n.provenance = provenance.empty() ? std::vector<NodeId>{id} : std::move(provenance);
   n.scope = std::move(scope);
   n.loc = std::move(loc);
-  std::string base = op.rfind("prims.", 0) == 0 ? op.substr(6) : op;
+  std::string base = primBaseName(op);
   for (const TensorType& t : outputTypes) {
     ValueId v = static_cast<ValueId>(values_.size());
     values_.push_back(Value{v, t, uniqueName(base), id, false});

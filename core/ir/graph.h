@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/ir/attr.h"
@@ -65,6 +66,13 @@ struct Value {
   NodeId producer = kNoId;  // kNoId for graph inputs
   bool named = false;       // a name someone chose (vs. the op-based one addNode made up)
 };
+
+// Prims are the ops named "prims.<name>" (core/ops/ops_prims.cpp); the tables of op families
+// key them by <name>. primBaseName strips the prefix (any other op is returned as it is).
+inline constexpr std::string_view kPrimPrefix = "prims.";
+inline std::string primBaseName(const std::string& op) {
+  return op.rfind(kPrimPrefix, 0) == 0 ? op.substr(kPrimPrefix.size()) : op;
+}
 
 struct Node {
   NodeId id = kNoId;

@@ -5,8 +5,6 @@
 #include "core/interp/kernels.h"
 #include "core/interp/random.h"
 #include "core/ir/error.h"
-#include "core/ops/binary_math.h"
-#include "core/ops/unary_math.h"
 
 namespace fusebox {
 
@@ -17,16 +15,16 @@ double evalLExpr(const LExpr& e, const std::map<std::string, int64_t>& vars,
   switch (e.kind) {
     case LExpr::Kind::Load:
     case LExpr::Kind::LoadIndirect: {
-      const Tensor& t = *buffers.at(e.op);
+      const Tensor& t = *buffers.at(e.buffer);
       int64_t i = e.index.evaluate(vars);
       if (e.kind == LExpr::Kind::LoadIndirect) {
         double v = arg(0);
         if (!(v >= 0 && v < static_cast<double>(e.extent)))
-          throw Error("loop IR: index " + std::to_string(static_cast<int64_t>(v)) + " into " + e.op + " is out of range [0, " +
+          throw Error("loop IR: index " + std::to_string(static_cast<int64_t>(v)) + " into " + e.buffer + " is out of range [0, " +
                       std::to_string(e.extent) + ")");
         i += e.stride * static_cast<int64_t>(v);
       }
-      if (i < 0 || i >= t.numel()) throw Error("loop IR: load of " + e.op + " at " + std::to_string(i) + " is out of bounds");
+      if (i < 0 || i >= t.numel()) throw Error("loop IR: load of " + e.buffer + " at " + std::to_string(i) + " is out of bounds");
       return t.data[i];
     }
     case LExpr::Kind::Constant: return round(e.value);
@@ -34,18 +32,8 @@ double evalLExpr(const LExpr& e, const std::map<std::string, int64_t>& vars,
     case LExpr::Kind::Random: return dropoutUniform(static_cast<uint64_t>(e.seed), static_cast<uint64_t>(e.index.evaluate(vars)));
     case LExpr::Kind::Cast: return round(arg(0));
     case LExpr::Kind::Where: return arg(0) != 0 ? arg(1) : arg(2);
-    case LExpr::Kind::Unary: {
-      double x = arg(0);
-      const std::string& op = e.op;
-      if (op == "not") return x == 0;
-      const UnaryMath* u = findUnaryMath(op);
-      return round(u ? u->eval(x) : NAN);
-    }
-    case LExpr::Kind::Binary: {
-      const BinaryMath* b = findBinaryMath(e.op);
-      if (!b) throw Error("loop IR: unknown binary op " + e.op);
-      return round(b->eval(arg(0), arg(1)));
-    }
+    case LExpr::Kind::Unary: return round(unaryMath(e.unaryOp).eval(arg(0)));
+    case LExpr::Kind::Binary: return round(binaryMath(e.binaryOp).eval(arg(0), arg(1)));
   }
   return NAN;
 }
@@ -53,7 +41,7 @@ double evalLExpr(const LExpr& e, const std::map<std::string, int64_t>& vars,
 Tensor runExternReference(const LoopNode& n, const LoopProgram& p, const std::vector<const Tensor*>& inputs) {
   const Buffer& out = p.buffer(n.output);
   Node fake;
-  fake.op = n.externOp;
+  fake.op = externPrim(n.externOp).qualifiedName();
   fake.attrs = n.externAttrs;
   fake.attrs.erase("transpose_a");
   fake.attrs.erase("transpose_b");
@@ -83,8 +71,8 @@ Tensor runExternReference(const LoopNode& n, const LoopProgram& p, const std::ve
   for (const char* key : {"transpose_a", "transpose_b"})
     if (n.externAttrs.count(key)) args[std::string(key) == "transpose_a" ? 0 : 1] = &owned[k++];
   const auto& table = kernelTable();
-  auto it = table.find(n.externOp);
-  if (it == table.end()) throw Error("loop IR: no reference kernel for extern " + n.externOp);
+  auto it = table.find(fake.op);
+  if (it == table.end()) throw Error("loop IR: no reference kernel for extern " + fake.op);
   Tensor r = it->second(KernelCall(fake, args, out.layout.sizes, out.dtype));
   for (double& v : r.data) v = roundToDType(v, out.dtype);
   return r;
@@ -111,15 +99,14 @@ std::vector<Tensor> interpretLoops(const LoopProgram& p, const std::vector<Tenso
           out.data[o] = roundToDType(evalLExpr(*n.body, vars, view), b.dtype);
           continue;
         }
-        double acc = n.reduceOp == "sum" ? 0.0 : n.reduceOp == "max" ? -INFINITY : INFINITY;
+        const ReductionMath& reduce = reductionMath(n.reduceOp);
+        double acc = reduce.identity;
         for (int64_t r = 0; r < rn; ++r) {
           int64_t rr = r;
           for (size_t v = n.reduceVars.size(); v-- > 0;)
             vars[n.reduceVars[v].name] = rr % n.reduceVars[v].size, rr /= n.reduceVars[v].size;
           double x = evalLExpr(*n.body, vars, view);
-          if (n.reduceOp == "sum") acc += x;
-          else if (n.reduceOp == "max") acc = std::isnan(x) || x > acc ? x : acc;
-          else acc = std::isnan(x) || x < acc ? x : acc;
+          acc = reduce.step(acc, x);
         }
         out.data[o] = roundToDType(acc, b.dtype);
       }

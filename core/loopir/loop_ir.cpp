@@ -26,7 +26,7 @@ int64_t Layout::numel() const {
 LExprPtr LExpr::load(const std::string& buffer, DType t, IndexExpr index) {
   auto e = std::make_shared<LExpr>();
   e->kind = Kind::Load;
-  e->op = buffer;
+  e->buffer = buffer;
   e->dtype = t;
   e->index = std::move(index);
   return e;
@@ -35,7 +35,7 @@ LExprPtr LExpr::load(const std::string& buffer, DType t, IndexExpr index) {
 LExprPtr LExpr::loadIndirect(const std::string& buffer, DType t, IndexExpr base, int64_t stride, int64_t extent, LExprPtr value) {
   auto e = std::make_shared<LExpr>();
   e->kind = Kind::LoadIndirect;
-  e->op = buffer;
+  e->buffer = buffer;
   e->dtype = t;
   e->index = std::move(base);
   e->stride = stride;
@@ -52,19 +52,19 @@ LExprPtr LExpr::constant(double v, DType t) {
   return e;
 }
 
-LExprPtr LExpr::unary(const std::string& op, LExprPtr a, DType t) {
+LExprPtr LExpr::unary(UnaryOp op, LExprPtr a, DType t) {
   auto e = std::make_shared<LExpr>();
   e->kind = Kind::Unary;
-  e->op = op;
+  e->unaryOp = op;
   e->dtype = t;
   e->args = {std::move(a)};
   return e;
 }
 
-LExprPtr LExpr::binary(const std::string& op, LExprPtr a, LExprPtr b, DType t) {
+LExprPtr LExpr::binary(BinaryOp op, LExprPtr a, LExprPtr b, DType t) {
   auto e = std::make_shared<LExpr>();
   e->kind = Kind::Binary;
-  e->op = op;
+  e->binaryOp = op;
   e->dtype = t;
   e->args = {std::move(a), std::move(b)};
   return e;
@@ -96,12 +96,12 @@ LExprPtr LExpr::indexValue(IndexExpr ix, DType t) {
 }
 
 void LExpr::collectLoads(std::vector<std::pair<std::string, IndexExpr>>& out) const {
-  if (kind == Kind::Load || kind == Kind::LoadIndirect) out.emplace_back(op, index);
+  if (kind == Kind::Load || kind == Kind::LoadIndirect) out.emplace_back(buffer, index);
   for (const LExprPtr& a : args) a->collectLoads(out);
 }
 
 bool LExpr::readsIndirectly(const std::string& buffer) const {
-  if (kind == Kind::LoadIndirect && op == buffer) return true;
+  if (kind == Kind::LoadIndirect && this->buffer == buffer) return true;
   return std::any_of(args.begin(), args.end(), [&](const LExprPtr& a) { return a->readsIndirectly(buffer); });
 }
 
@@ -121,17 +121,17 @@ LExprPtr LExpr::substitute(const std::map<std::string, IndexExpr>& vars) const {
 std::string LExpr::str() const {
   auto arg = [&](size_t i) { return args.at(i)->str(); };
   switch (kind) {
-    case Kind::Load: return "load(" + op + ", " + index.str() + ")";
+    case Kind::Load: return "load(" + buffer + ", " + index.str() + ")";
     case Kind::LoadIndirect:
-      return "load(" + op + ", " + index.str() + " + " + std::to_string(stride) + "*" + arg(0) + ")";
+      return "load(" + buffer + ", " + index.str() + " + " + std::to_string(stride) + "*" + arg(0) + ")";
     case Kind::Constant: {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%.9g", value);
       return buf;
     }
     case Kind::Index: return "index(" + index.str() + ")";
-    case Kind::Unary: return op + "(" + arg(0) + ")";
-    case Kind::Binary: return op + "(" + arg(0) + ", " + arg(1) + ")";
+    case Kind::Unary: return unaryMath(unaryOp).name + "(" + arg(0) + ")";
+    case Kind::Binary: return binaryMath(binaryOp).name + "(" + arg(0) + ", " + arg(1) + ")";
     case Kind::Where: return "where(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ")";
     case Kind::Cast: return "to_" + std::string(dtypeName(dtype)) + "(" + arg(0) + ")";
     case Kind::Random: return "rand(" + std::to_string(seed) + ", " + index.str() + ")";
@@ -188,11 +188,11 @@ std::string LoopNode::str() const {
   switch (kind) {
     case Kind::Pointwise: os << output << " = Pointwise[" << ranges(vars) << "]: " << body->str(); break;
     case Kind::Reduction:
-      os << output << " = Reduction[" << ranges(vars) << " | " << ranges(reduceVars) << "] " << reduceOp << ": "
+      os << output << " = Reduction[" << ranges(vars) << " | " << ranges(reduceVars) << "] " << reductionMath(reduceOp).name << ": "
          << body->str();
       break;
     case Kind::Extern: {
-      os << output << " = Extern " << externOp << "(";
+      os << output << " = Extern " << externPrim(externOp).qualifiedName() << "(";
       for (size_t i = 0; i < externInputs.size(); ++i) os << (i ? ", " : "") << externInputs[i];
       os << ")";
       break;

@@ -18,6 +18,10 @@
 #include "core/ir/dtype.h"
 #include "core/ir/graph.h"
 #include "core/loopir/index_expr.h"
+#include "core/ops/binary_math.h"
+#include "core/ops/extern_prims.h"
+#include "core/ops/reduction_math.h"
+#include "core/ops/unary_math.h"
 
 namespace fusebox {
 
@@ -48,15 +52,17 @@ struct LExpr {
     LoadIndirect,  // buffer[index + stride * (int)indexValue]  (gather, index_select)
     Constant,      // value
     Index,         // the integer value of an index expression (iota, masks)
-    Unary,         // op: a unary-math function (core/ops/unary_math.h) or not
-    Binary,        // op: add sub mul div pow maximum minimum eq ne lt le gt ge and or
+    Unary,         // unaryOp (core/ops/unary_math.def)
+    Binary,        // binaryOp (core/ops/binary_math.def)
     Where,         // args[0] ? args[1] : args[2]
     Cast,          // to dtype
     Random,        // uniform [0, 1) from hash(seed, index)
   };
   Kind kind = Kind::Constant;
   DType dtype = DType::F32;  // dtype of the result
-  std::string op;            // Unary / Binary op name; Load: buffer name
+  std::string buffer;        // Load / LoadIndirect: the buffer read
+  UnaryOp unaryOp{};         // Unary
+  BinaryOp binaryOp{};       // Binary
   double value = 0;          // Constant
   int64_t seed = 0;          // Random
   int64_t stride = 0;        // LoadIndirect: stride of the gathered dimension
@@ -68,8 +74,8 @@ struct LExpr {
   // buffer[base + stride * (int)value], value in [0, extent)
   static LExprPtr loadIndirect(const std::string& buffer, DType t, IndexExpr base, int64_t stride, int64_t extent, LExprPtr value);
   static LExprPtr constant(double v, DType t);
-  static LExprPtr unary(const std::string& op, LExprPtr a, DType t);
-  static LExprPtr binary(const std::string& op, LExprPtr a, LExprPtr b, DType t);
+  static LExprPtr unary(UnaryOp op, LExprPtr a, DType t);
+  static LExprPtr binary(BinaryOp op, LExprPtr a, LExprPtr b, DType t);
   static LExprPtr where(LExprPtr c, LExprPtr a, LExprPtr b);
   static LExprPtr cast(LExprPtr a, DType t);
   static LExprPtr indexValue(IndexExpr e, DType t);
@@ -104,9 +110,9 @@ struct LoopNode {
   std::string output;       // the buffer it writes
   std::vector<LoopVar> vars;        // output iteration variables
   std::vector<LoopVar> reduceVars;  // Reduction only
-  std::string reduceOp;             // "sum", "max", "min"
+  ReduceOp reduceOp{};              // Reduction
   LExprPtr body;                    // Pointwise / Reduction
-  std::string externOp;             // Extern: the prim it calls (e.g. "prims.matmul")
+  ExternOp externOp{};              // Extern: the prim it calls
   std::vector<std::string> externInputs;
   // Sizes each input is read with (buffers may be stored flat); with transpose_a/b set, the
   // operand is the transpose (last two dims) of the input read with these sizes.

@@ -1,16 +1,23 @@
-// The elementwise binary ops (add, pow, maximum, eq, ...): one table that the registry, the
-// prims, decomposition, lowering, both interpreters and the expression emitter read, so adding
-// one is a row here, its derivative (core/autograd) and its test. A row whose C form is a call
-// (`helper`) that is not a plain libm call also needs that function in the C++ and CUDA preludes.
+// The elementwise binary ops (add, pow, maximum, eq, ...): one table (binary_math.def) that the
+// registry, the prims, decomposition, lowering, both interpreters and the expression emitter
+// read, so adding one is a row there, its derivative (core/autograd) and its test.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace fusebox {
 
+enum class BinaryOp : uint8_t {
+#define FB_BINARY_MATH(Enum, ...) Enum,
+#include "core/ops/binary_math.def"
+#undef FB_BINARY_MATH
+};
+
 struct BinaryMath {
   enum class Result { SameAsInputs, Bool };  // arithmetic, or a comparison / logic op
+  BinaryOp op;
   std::string name;
   std::string summary;
   Result result = Result::SameAsInputs;
@@ -25,7 +32,9 @@ struct BinaryMath {
   const char* libmF64 = nullptr;
 };
 
+// Every row, in BinaryOp order.
 const std::vector<BinaryMath>& binaryMathOps();
+const BinaryMath& binaryMath(BinaryOp op);
 const BinaryMath* findBinaryMath(const std::string& name);
 // The C/CUDA expression of `op` applied to two operand expressions.
 std::string binaryMathExpr(const BinaryMath& op, const std::string& a, const std::string& b);

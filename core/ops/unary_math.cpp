@@ -6,27 +6,31 @@ namespace fusebox {
 
 const std::vector<UnaryMath>& unaryMathOps() {
   static const std::vector<UnaryMath> ops = {
-      {"neg", "-x", false, [](double x) { return -x; }},
-      {"abs", "|x|", false, [](double x) { return std::fabs(x); }},
-      {"exp", "e^x", true, [](double x) { return std::exp(x); }},
-      {"log", "natural logarithm", true, [](double x) { return std::log(x); }},
-      {"tanh", "hyperbolic tangent", true, [](double x) { return std::tanh(x); }},
-      {"sqrt", "square root", true, [](double x) { return std::sqrt(x); }},
-      {"rsqrt", "1 / sqrt(x)", true, [](double x) { return 1.0 / std::sqrt(x); }},
-      {"erf", "Gauss error function", true, [](double x) { return std::erf(x); }},
-      {"sin", "sine", true, [](double x) { return std::sin(x); }},
-      {"cos", "cosine", true, [](double x) { return std::cos(x); }},
-      {"atan", "arc tangent", true, [](double x) { return std::atan(x); }},
-      {"floor", "largest integer <= x", true, [](double x) { return std::floor(x); }},
-      {"round", "nearest integer, halves to even", true, [](double x) { return std::nearbyint(x); }},
+#define FB_UNARY_MATH(Enum, name, summary, floatOnly, value, cForm) \
+  {UnaryOp::Enum, name, summary, floatOnly, [](double x) { return static_cast<double>(value); }, cForm},
+#include "core/ops/unary_math.def"
+#undef FB_UNARY_MATH
   };
   return ops;
 }
+
+const UnaryMath& unaryMath(UnaryOp op) { return unaryMathOps()[static_cast<size_t>(op)]; }
 
 const UnaryMath* findUnaryMath(const std::string& name) {
   for (const UnaryMath& u : unaryMathOps())
     if (u.name == name) return &u;
   return nullptr;
+}
+
+std::string unaryMathExpr(const UnaryMath& op, const std::string& x, const std::string& one) {
+  if (!op.cForm) return "fb_" + op.name + "(" + x + ")";
+  std::string out;
+  for (const char* c = op.cForm; *c; ++c) {
+    if (c[0] == '$' && c[1] == 'x') out += x, ++c;
+    else if (c[0] == '$' && c[1] == '1') out += one, ++c;
+    else out += *c;
+  }
+  return out;
 }
 
 }  // namespace fusebox

@@ -111,8 +111,8 @@ private:
     const Buffer& buf = buffer(b);
     int64_t gathered = 0;
     std::function<bool(const LExpr&, int64_t)> visit = [&](const LExpr& e, int64_t points) {
-      if (e.op == b && e.kind == LExpr::Kind::Load) return false;
-      if (e.op == b && e.kind == LExpr::Kind::LoadIndirect) gathered += points * dtypeBytes(buf.dtype);
+      if (e.buffer == b && e.kind == LExpr::Kind::Load) return false;
+      if (e.buffer == b && e.kind == LExpr::Kind::LoadIndirect) gathered += points * dtypeBytes(buf.dtype);
       for (const LExprPtr& a : e.args)
         if (!visit(*a, points)) return false;
       return true;
@@ -310,7 +310,7 @@ private:
     std::vector<int> merged = groups_[ga].nodes;
     merged.insert(merged.end(), groups_[gb].nodes.begin(), groups_[gb].nodes.end());
     for (int id : merged)
-      if (p_.nodes[id].kind == LoopNode::Kind::Extern) return "no fusion across the extern " + p_.nodes[id].externOp;
+      if (p_.nodes[id].kind == LoopNode::Kind::Extern) return "no fusion across the extern " + externPrim(p_.nodes[id].externOp).qualifiedName();
     if (static_cast<int>(merged.size()) > cfg_.maxNodesPerKernel)
       return "kernel size limit (" + std::to_string(cfg_.maxNodesPerKernel) + " nodes)";
     gaveUp_ = false;
@@ -446,8 +446,7 @@ private:
       if (k.isExtern) {
         k.items.push_back({nodes[0], false});
         k.M = p_.nodes[nodes[0]].numel();
-        std::string op = p_.nodes[nodes[0]].externOp.substr(6);
-        k.name = "extern" + std::to_string(k.id) + "_" + op;
+        k.name = "extern" + std::to_string(k.id) + "_" + externPrim(p_.nodes[nodes[0]].externOp).prim;
       } else {
         Grid g;
         std::string why;

@@ -49,7 +49,9 @@ std::string printScheduleDot(const LoopProgram& p, const Schedule& s) {
        << "; style=\"rounded\"; color=\"" << (k.isExtern ? "#b07a2a" : "#3a6ea5") << "\"; fontname=\"Helvetica\"; fontsize=10;\n";
     for (const KernelItem& it : k.items) {
       const LoopNode& n = p.nodes[it.node];
-      std::string label = (n.kind == LoopNode::Kind::Extern ? n.externOp : n.kind == LoopNode::Kind::Reduction ? "reduce " + n.reduceOp : std::string("pointwise")) +
+      std::string label = (n.kind == LoopNode::Kind::Extern      ? externPrim(n.externOp).qualifiedName()
+                           : n.kind == LoopNode::Kind::Reduction ? "reduce " + reductionMath(n.reduceOp).name
+                                                                 : std::string("pointwise")) +
                           "\n" + n.output + " [" + sizes(n) + "]";
       std::string prims;
       for (const std::string& pr : n.prims) prims += (prims.empty() ? "" : ", ") + pr;

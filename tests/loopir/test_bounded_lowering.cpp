@@ -51,10 +51,10 @@ LoopProgram lowerChecked(const std::string& src, double tol = 1e-9) {
 
 TEST(BoundedLowering, ExprExtentCountsSharedSubtreesPerUseAndStopsAtTheCap) {
   LExprPtr x = LExpr::load("b", DType::F32, IndexExpr(0));
-  for (int i = 0; i < 40; ++i) x = LExpr::binary("add", x, x, DType::F32);  // 2^41 - 1 nodes as a tree
+  for (int i = 0; i < 40; ++i) x = LExpr::binary(BinaryOp::Add, x, x, DType::F32);  // 2^41 - 1 nodes as a tree
   ExprExtent e = exprExtent(*x, 1000);
   EXPECT_EQ(e.nodes, 1000);
-  ExprExtent small = exprExtent(*LExpr::binary("mul", LExpr::constant(2, DType::F32), LExpr::constant(3, DType::F32), DType::F32));
+  ExprExtent small = exprExtent(*LExpr::binary(BinaryOp::Mul, LExpr::constant(2, DType::F32), LExpr::constant(3, DType::F32), DType::F32));
   EXPECT_EQ(small.depth, 2);
   EXPECT_EQ(small.nodes, 3);
 }

@@ -90,7 +90,7 @@ private:
     for (const KernelItem& it : k.items) os << "//   " << origin(p_.nodes[it.node]) << (it.row ? " (per row)" : "") << "\n";
     os << "//   ops:";
     for (const KernelItem& it : k.items)
-      for (const std::string& pr : p_.nodes[it.node].prims) os << " " << commentText(pr.rfind("prims.", 0) == 0 ? pr.substr(6) : pr);
+      for (const std::string& pr : p_.nodes[it.node].prims) os << " " << commentText(primBaseName(pr));
     os << "\n";
     os << "extern \"C\" void " << k.name << "(fb_i64 m_begin, fb_i64 m_end, void* data) {\n";
     os << "  void* const* bufs = (void* const*)data;\n" << pointerDecls(k);
@@ -202,15 +202,15 @@ private:
     };
     std::string in0 = bufArg(c.inputs[0], "const float"), in1 = c.inputs.size() > 1 ? bufArg(c.inputs[1], "const float") : "0";
     switch (c.kind) {
-      case ExternCall::Kind::Matmul:
+      case ExternKind::Matmul:
         if (c.transB) mod_.scratchBytes[k.id] = c.batch * c.k * c.m * 4;
         os << "  fb_matmul(rt, " << k.id << ", FbMatmul{" << in0 << ", " << in1 << ", " << bufArg(c.output) << ", " << c.batch << ", "
            << c.n << ", " << c.k << ", " << c.m << ", " << c.transA << ", " << c.transB << "}, scratch);\n";
         break;
-      case ExternCall::Kind::Conv2d:
-      case ExternCall::Kind::Conv2dInputGrad:
-      case ExternCall::Kind::Conv2dWeightGrad: {
-        int mode = c.kind == ExternCall::Kind::Conv2d ? 0 : c.kind == ExternCall::Kind::Conv2dInputGrad ? 1 : 2;
+      case ExternKind::Conv2d:
+      case ExternKind::Conv2dInputGrad:
+      case ExternKind::Conv2dWeightGrad: {
+        int mode = c.kind == ExternKind::Conv2d ? 0 : c.kind == ExternKind::Conv2dInputGrad ? 1 : 2;
         const char* fn = mode == 0 ? "fb_conv_rows" : mode == 1 ? "fb_conv_input_grad_rows" : "fb_conv_weight_grad_rows";
         const auto& f = c.fields;  // N C H W O KH KW OH OW groups ...
         int64_t P = f[7] * f[8];
@@ -223,14 +223,15 @@ private:
         os << "  rt->launch(rt->ctx, " << k.id << ", " << fn << ", " << c.rows << ", &c);\n";
         break;
       }
-      case ExternCall::Kind::Pool: {
-        bool grad = c.poolMode >= 10;
-        std::string x = !grad ? in0 : c.poolMode == 10 ? in1 : "0", g = grad ? in0 : "0";
-        os << "  FbPool q{" << x << ", " << g << ", " << bufArg(c.output) << fields() << ", " << c.poolMode << "};\n";
+      case ExternKind::Pool: {
+        // A max-pool gradient also reads the image (its second input) to find each window's max.
+        bool grad = c.prim->gradient, readsImage = !grad || c.prim->pool == PoolWindow::Max;
+        std::string x = !readsImage ? "0" : grad ? in1 : in0, g = grad ? in0 : "0";
+        os << "  FbPool q{" << x << ", " << g << ", " << bufArg(c.output) << fields() << ", " << c.poolMode() << "};\n";
         os << "  rt->launch(rt->ctx, " << k.id << ", fb_pool_rows, " << c.rows << ", &q);\n";
         break;
       }
-      case ExternCall::Kind::IndexAdd:
+      case ExternKind::IndexAdd:
         os << "  struct Args { void* const* bufs; } args{bufs};\n";
         os << "  rt->launch(rt->ctx, " << k.id << ", [](fb_i64, fb_i64, void* d) {\n"
            << "    void* const* bufs = ((Args*)d)->bufs;\n"

@@ -133,7 +133,7 @@ private:
     }
   }
   bool branchMayReadOutside(const LExprPtr& e, const std::map<std::string, IndexExpr>& lane0) {
-    if (e->kind == LExpr::Kind::Load && !alwaysInBounds(e->index.substitute(lane0), p_.buffer(e->op).layout.numel(), 4)) return true;
+    if (e->kind == LExpr::Kind::Load && !alwaysInBounds(e->index.substitute(lane0), p_.buffer(e->buffer).layout.numel(), 4)) return true;
     return std::any_of(e->args.begin(), e->args.end(), [&](const LExprPtr& a) { return branchMayReadOutside(a, lane0); });
   }
 
@@ -148,10 +148,10 @@ private:
       std::vector<const LExpr*> loads;
       plainLoads(n.body, laneVars(n, M, K, 0), loads);
       for (const LExpr* ld : loads) {
-        if (ld->dtype != DType::F32 || written.count(ld->op)) continue;
+        if (ld->dtype != DType::F32 || written.count(ld->buffer)) continue;
         IndexExpr e0 = ld->index.substitute(laneVars(n, M, K, 0));
         if (!vectorAligned(e0, M, K)) continue;
-        std::string text = cName(ld->op) + "[" + e0.str() + "]";
+        std::string text = cName(ld->buffer) + "[" + e0.str() + "]";
         out.emplace(text, ld);
       }
     }
@@ -180,7 +180,7 @@ private:
             vectorRegs_[text] = reg;
           }
           for (int v = 0; v < 4; ++v)
-            em.alias(cName(ld->op) + "[" + ld->index.substitute(laneVars(n, M, K, v)).str() + "]", reg + "." + "xyzw"[v]);
+            em.alias(cName(ld->buffer) + "[" + ld->index.substitute(laneVars(n, M, K, v)).str() + "]", reg + "." + "xyzw"[v]);
         }
       }
     }
@@ -247,16 +247,16 @@ private:
     if (a.size() != 1 || b.size() != 1 || k.items[a[0]].row || k.items[b[0]].row) return std::nullopt;
     const LoopNode& mx = p_.nodes[k.items[a[0]].node];
     const LoopNode& sum = p_.nodes[k.items[b[0]].node];
-    if (mx.kind != LoopNode::Kind::Reduction || mx.reduceOp != "max" || sum.kind != LoopNode::Kind::Reduction ||
-        sum.reduceOp != "sum" || p_.buffer(mx.output).dtype != DType::F32 || p_.buffer(sum.output).dtype != DType::F32)
+    if (mx.kind != LoopNode::Kind::Reduction || mx.reduceOp != ReduceOp::Max || sum.kind != LoopNode::Kind::Reduction ||
+        sum.reduceOp != ReduceOp::Sum || p_.buffer(mx.output).dtype != DType::F32 || p_.buffer(sum.output).dtype != DType::F32)
       return std::nullopt;
     const LExpr& e = *sum.body;
-    if (e.kind != LExpr::Kind::Unary || e.op != "exp") return std::nullopt;
+    if (e.kind != LExpr::Kind::Unary || e.unaryOp != UnaryOp::Exp) return std::nullopt;
     const LExpr& d = *e.args[0];
-    if (d.kind != LExpr::Kind::Binary || d.op != "sub") return std::nullopt;
+    if (d.kind != LExpr::Kind::Binary || d.binaryOp != BinaryOp::Sub) return std::nullopt;
     const LExpr& ld = *d.args[1];
     // the subtracted value must be the max of the same row, and X must not read the max
-    if (ld.kind != LExpr::Kind::Load || ld.op != mx.output ||
+    if (ld.kind != LExpr::Kind::Load || ld.buffer != mx.output ||
         ld.index.substitute(kernelVarMap(sum, false, k.M, k.K)) != storeIndexOf(mx).substitute(kernelVarMap(mx, true, k.M, k.K)))
       return std::nullopt;
     // and X must be the max's own body (softmax), for which the -inf rules above are exact
@@ -407,8 +407,7 @@ private:
       for (const LoopNode* r : reductions) {
         DType t = p_.buffer(r->output).dtype;
         std::string acc = "acc_" + cName(r->output);
-        const char* op = r->reduceOp == "sum" ? "FbSum()" : r->reduceOp == "max" ? "FbMax()" : "FbMin()";
-        body << "    " << acc << " = fb_block_reduce(" << acc << ", " << op << ", " << reduceInit(*r, t) << ", (" << ctype(t)
+        body << "    " << acc << " = fb_block_reduce(" << acc << ", " << reductionMath(r->reduceOp).cudaFunctor << "(), " << reduceInit(*r, t) << ", (" << ctype(t)
              << "*)fb_scratch);\n";
         if (onlineNaNRows)
           body << "    if (acc_" << cName(online->max->output) << " == " << literal(-INFINITY, DType::F32) << ") " << acc << " = "
@@ -434,7 +433,7 @@ private:
       for (int i : k.segments[si]) {
         const LoopNode& n = p_.nodes[k.items[i].node];
         if (si == 0) {
-          if (n.kind == LoopNode::Kind::Reduction && n.reduceOp != "sum") return false;
+          if (n.kind == LoopNode::Kind::Reduction && n.reduceOp != ReduceOp::Sum) return false;
           if (n.kind == LoopNode::Kind::Pointwise && isStored(k, n.output)) return false;
         } else if (!k.items[i].row) {
           return false;
@@ -562,29 +561,29 @@ private:
     l.ints = c.fields;
     l.grid = std::min<int64_t>((c.elements + 255) / 256, 1 << 20);
     switch (c.kind) {
-      case ExternCall::Kind::Matmul:
+      case ExternKind::Matmul:
         l.kind = CudaLaunch::Kind::Matmul;
         l.name = "cublasSgemm";
         l.transA = c.transA, l.transB = c.transB;
         l.batch = c.batch, l.n = c.n, l.k = c.k, l.m = c.m;
         break;
-      case ExternCall::Kind::Conv2d:
-      case ExternCall::Kind::Conv2dInputGrad:
-      case ExternCall::Kind::Conv2dWeightGrad:
+      case ExternKind::Conv2d:
+      case ExternKind::Conv2dInputGrad:
+      case ExternKind::Conv2dWeightGrad:
         l.kind = CudaLaunch::Kind::Conv;
-        l.name = c.kind == ExternCall::Kind::Conv2d ? "fb_conv2d" : c.kind == ExternCall::Kind::Conv2dInputGrad ? "fb_conv2d_input_grad"
+        l.name = c.kind == ExternKind::Conv2d ? "fb_conv2d" : c.kind == ExternKind::Conv2dInputGrad ? "fb_conv2d_input_grad"
                                                                                                                  : "fb_conv2d_weight_grad";
         break;
-      case ExternCall::Kind::Pool: {
+      case ExternKind::Pool: {
         l.kind = CudaLaunch::Kind::Pool;
-        l.mode = c.poolMode;
-        bool grad = c.poolMode >= 10;
+        l.mode = c.poolMode();
+        bool grad = c.prim->gradient;
         l.name = grad ? "fb_pool_grad" : "fb_pool";
-        l.a = grad ? (c.poolMode == 10 ? slot_.at(c.inputs[1]) : -1) : slot_.at(c.inputs[0]);
+        l.a = grad ? (c.prim->pool == PoolWindow::Max ? slot_.at(c.inputs[1]) : -1) : slot_.at(c.inputs[0]);
         l.b = grad ? slot_.at(c.inputs[0]) : -1;
         break;
       }
-      case ExternCall::Kind::IndexAdd:
+      case ExternKind::IndexAdd:
         l.kind = CudaLaunch::Kind::IndexAdd;
         l.name = "fb_index_add";
         l.extra = slot_.at(c.inputs[2]);
