@@ -114,11 +114,11 @@ void addBinaryDerivatives(DerivativeTable& t) {
     if (c.needs(1)) g[1] = c.sumTo(c.neg(c.mul(scaled, c.in(0))), c.shape(c.in(1)));
     return g;
   };
-  for (const char* op : {"maximum", "minimum"}) {
-    bool isMax = std::string(op) == "maximum";
-    t[op] = [isMax](GradContext& c) -> Grads {
+  // maximum: a wins where a > b; minimum: where a < b.
+  for (auto [op, winsOp] : {std::pair{"maximum", "gt"}, std::pair{"minimum", "lt"}}) {
+    t[op] = [winsOp = std::string(winsOp)](GradContext& c) -> Grads {
       // Ties split the gradient evenly, as in torch.
-      ValueId wins = c.op(isMax ? "gt" : "lt", {c.in(0), c.in(1)});
+      ValueId wins = c.op(winsOp, {c.in(0), c.in(1)});
       ValueId tie = c.op("eq", {c.in(0), c.in(1)});
       ValueId wa = c.op("where", {wins, c.scalar(1), c.op("where", {tie, c.scalar(0.5), c.scalar(0)})});
       Grads g(2);

@@ -2,6 +2,7 @@
 #include "core/interp/kernels.h"
 #include "core/interp/random.h"
 #include "core/ops/binary_math.h"
+#include "core/ops/extern_prims.h"
 #include "core/ops/shape_rules.h"
 #include "core/ops/unary_math.h"
 
@@ -24,11 +25,10 @@ void addPrimKernels(KernelTable& t) {
   for (const UnaryMath& u : unaryMathOps()) t["prims." + u.name] = t.at(u.name);
   for (const BinaryMath& b : binaryMathOps())
     if (b.torchOp) t["prims." + b.name] = t.at(b.name);
-  for (const char* op : {"where", "full", "sym_size", "permute",
-                         "cat", "reshape", "slice", "matmul", "conv2d", "conv2d_backward_input", "conv2d_backward_weight",
-                         "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "max_pool2d_backward", "avg_pool2d_backward",
-                         "adaptive_avg_pool2d_backward"})
-    t[std::string("prims.") + op] = t.at(op);
+  for (const char* op : {"where", "full", "sym_size", "permute", "cat", "reshape", "slice"}) t[std::string("prims.") + op] = t.at(op);
+  // Externs share the torch op's kernel, except index_add (a prim only, below).
+  for (const ExternPrim& e : externPrims())
+    if (e.kind != ExternKind::IndexAdd) t[e.qualifiedName()] = t.at(e.prim);
   t["prims.convert_element_type"] = t.at("to");
   t["prims.iota"] = t.at("arange");
 

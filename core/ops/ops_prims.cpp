@@ -18,6 +18,7 @@
 
 #include "core/ir/checked_math.h"
 #include "core/ops/binary_math.h"
+#include "core/ops/extern_prims.h"
 #include "core/ops/registry.h"
 #include "core/ops/shape_rules.h"
 #include "core/ops/unary_math.h"
@@ -201,10 +202,11 @@ void registerPrims(OpRegistry& r) {
                      },
                      "batched [..., n, k] @ [..., k, m] with equal batch dims");
   prims.push_back(mm);
-  for (const char* op : {"conv2d", "conv2d_backward_input", "conv2d_backward_weight", "max_pool2d", "avg_pool2d",
-                         "adaptive_avg_pool2d", "max_pool2d_backward", "avg_pool2d_backward",
-                         "adaptive_avg_pool2d_backward"})
-    prims.push_back(primLike(r, op, std::string(op) + " (extern / window prim, same semantics as the torch op)", false));
+  // The convolution and pooling externs are prims of their torch ops' semantics (matmul and
+  // index_add, written above, have their own).
+  for (const ExternPrim& e : externPrims())
+    if (e.kind != ExternKind::Matmul && e.kind != ExternKind::IndexAdd)
+      prims.push_back(primLike(r, e.prim, e.prim + " (extern / window prim, same semantics as the torch op)", false));
   for (OpSchema& p : prims) r.add(std::move(p));
 }
 
