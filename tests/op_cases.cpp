@@ -44,6 +44,7 @@ const std::vector<OpCase>& opCases() {
       {"div", "div", {N({3, 4}), A({3, 4})}, {}},
       {"pow", "pow", {P({3, 4}), N({3, 4})}, {}},
       {"atan2", "atan2", {N({2, 3, 4}), A({3, 1})}, {}},
+      {"hypot", "hypot", {N({2, 1, 5}), A({3, 5})}, {}},
       {"maximum", "maximum", {N({3, 4}), N({3, 4})}, {}},
       {"minimum", "minimum", {N({3, 4}), N({1, 4})}, {}},
       {"eq", "eq", {I({6}, 3), I({6}, 3)}, {}},

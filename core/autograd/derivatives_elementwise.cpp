@@ -114,6 +114,13 @@ void addBinaryDerivatives(DerivativeTable& t) {
     if (c.needs(1)) g[1] = c.sumTo(c.neg(c.mul(scaled, c.in(0))), c.shape(c.in(1)));
     return g;
   };
+  t["hypot"] = [](GradContext& c) -> Grads {  // d/da = a / hypot(a, b), d/db = b / hypot(a, b)
+    ValueId scaled = c.div(c.grad(), c.out());
+    Grads g(2);
+    if (c.needs(0)) g[0] = c.sumTo(c.mul(scaled, c.in(0)), c.shape(c.in(0)));
+    if (c.needs(1)) g[1] = c.sumTo(c.mul(scaled, c.in(1)), c.shape(c.in(1)));
+    return g;
+  };
   // maximum: a wins where a > b; minimum: where a < b.
   for (auto [op, winsOp] : {std::pair{"maximum", "gt"}, std::pair{"minimum", "lt"}}) {
     t[op] = [winsOp = std::string(winsOp)](GradContext& c) -> Grads {

@@ -83,6 +83,9 @@ TEST(Kernels, BinaryBroadcasting) {
   // atan2(a, b): the angle of (b, a), in every quadrant
   expectValues(runOp("atan2", {t({2, 1}, {1, -1}), t({2}, {1, -1})}), {2, 2},
                {0.7853981633974483, 2.356194490192345, -0.7853981633974483, -2.356194490192345});
+  // hypot(a, b) = sqrt(a^2 + b^2), also where a^2 would overflow
+  expectValues(runOp("hypot", {t({3}, {3, -5, std::ldexp(3.0, 600)}), t({3}, {4, 12, std::ldexp(4.0, 600)})}), {3},
+               {5, 13, std::ldexp(5.0, 600)});
 }
 
 TEST(Kernels, ComparisonsWhereMaskedFill) {
