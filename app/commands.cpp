@@ -18,6 +18,7 @@
 #include "core/ir/printers.h"
 #include "core/ops/registry.h"
 #include "core/pipeline/pipeline.h"
+#include "core/pipeline/stage_table.h"
 #include "core/codegen/cuda/cuda_codegen.h"
 #include "core/codegen/cuda/nvrtc_compiler.h"
 #include "core/runtime/cuda_executable.h"
@@ -28,11 +29,32 @@ namespace fusebox::cli {
 
 namespace {
 
-const char* kStages[] = {"trace", "joint", "forward", "backward", "decompose", "lower", "schedule", "codegen", "cuda", "ptx"};
+// What `dump --stage` prints: a stage of the pipeline's table (by the stage's name, or by one of
+// its graphs' names when the table says so), or the CUDA code views below it.
+struct DumpView {
+  std::string name;
+  Stage stage;
+  std::string graph;  // one graph of the stage; "" for all of them
+  bool cuda = false, ptx = false;
+};
+
+std::vector<DumpView> dumpViews() {
+  std::vector<DumpView> views;
+  PipelineConfig training;
+  training.train = true;
+  for (const StageDescriptor& d : stageTable()) {
+    if (!d.dumpByGraph) views.push_back({d.name, d.stage, ""});
+    else
+      for (const std::string& g : d.graphs(training)) views.push_back({g, d.stage, g});
+  }
+  views.push_back({"cuda", Stage::Schedule, "", true, false});
+  views.push_back({"ptx", Stage::Schedule, "", true, true});
+  return views;
+}
 
 std::string stageList() {
   std::string s;
-  for (const char* st : kStages) s += (s.empty() ? "" : ", ") + std::string(st);
+  for (const DumpView& v : dumpViews()) s += (s.empty() ? "" : ", ") + v.name;
   return s;
 }
 
@@ -252,18 +274,18 @@ int dumpCommand(const std::vector<std::string>& argv) {
   std::string format = a.valueOr("--format", "text");
   if (format != "text" && format != "dot" && format != "json")
     throw UsageError("--format must be text, dot or json, got '" + format + "'");
-  if (std::find(std::begin(kStages), std::end(kStages), stage) == std::end(kStages))
-    throw UsageError("unknown stage '" + stage + "' (available: " + stageList() + ")");
+  std::vector<DumpView> views = dumpViews();
+  auto view = std::find_if(views.begin(), views.end(), [&](const DumpView& v) { return v.name == stage; });
+  if (view == views.end()) throw UsageError("unknown stage '" + stage + "' (available: " + stageList() + ")");
+  const StageDescriptor& desc = stageDescriptor(view->stage);
   PipelineConfig config;
   config.trace = traceOptions(a);
-  config.train = a.flag("--train") || stage == "joint" || stage == "forward" || stage == "backward";
+  config.train = a.flag("--train") || desc.trainingOnly;
   config.partitioner = partitionerArg(a);
   config.schedule.fusion = !a.flag("--no-fusion");
 
   Pipeline p(loadModel(model), config);
-  Stage until = stage == "cuda" || stage == "ptx" ? Stage::Schedule
-              : parseStage(stage).value_or(stage == "forward" || stage == "backward" ? Stage::Partition : Stage::Trace);
-  p.runUntil(until);
+  p.runUntil(view->stage);
   std::string text;
   if (a.flag("--stats")) {
     if (stage != "decompose") p.runUntil(Stage::Decompose);
@@ -281,29 +303,32 @@ int dumpCommand(const std::vector<std::string>& argv) {
       text += buf;
     }
     text += "\n";
-  } else if (stage == "trace") {
-    text = formatGraphs({&p.traced()}, format);
-  } else if (stage == "joint") {
-    text = formatGraphs({&p.joint().graph}, format);
-  } else if (stage == "forward" || stage == "backward") {
-    text = formatGraphs({stage == "forward" ? &p.partition().forward : &p.partition().backward}, format);
-    if (format == "text") text += "# " + p.partition().report.str();
-  } else if (stage == "lower") {
-    for (const LoopProgram& lp : p.loops()) text += lp.str();
-  } else if (stage == "cuda" || stage == "ptx") {
+  } else if (view->cuda) {
     for (size_t i = 0; i < p.loops().size(); ++i) {
       CudaModule m = generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); });
-      if (stage == "cuda") text += m.source;
+      if (!view->ptx) text += m.source;
       else text += compileCudaModule(m.source, cudaComputeCapability() ? cudaComputeCapability() : 90)->ptx;
     }
-  } else if (stage == "codegen") {
-    for (const CppModule& m : p.cppModules()) text += m.source;
-  } else if (stage == "schedule") {
-    for (size_t i = 0; i < p.schedules().size(); ++i) text += p.loops()[i].name + ":\n" + p.schedules()[i].str();
   } else {
-    std::vector<const Graph*> gs;
-    for (const Graph& g : p.prims()) gs.push_back(&g);
-    text = formatGraphs(gs, format);
+    switch (desc.output) {
+      case StageOutput::Graphs: {
+        std::vector<const Graph*> gs;
+        for (const NamedGraph& g : p.stageGraphs(view->stage))
+          if (view->graph.empty() || g.name == view->graph) gs.push_back(g.graph);
+        text = formatGraphs(gs, format);
+        if (view->stage == Stage::Partition && format == "text") text += "# " + p.partition().report.str();
+        break;
+      }
+      case StageOutput::LoopPrograms:
+        for (const LoopProgram& lp : p.loops()) text += lp.str();
+        break;
+      case StageOutput::Schedules:
+        for (size_t i = 0; i < p.schedules().size(); ++i) text += p.loops()[i].name + ":\n" + p.schedules()[i].str();
+        break;
+      case StageOutput::Code:
+        for (const CppModule& m : p.cppModules()) text += m.source;
+        break;
+    }
   }
   return writeOutput(text, a.value("-o"));
 }

@@ -3,6 +3,7 @@
 #include "core/codegen/cuda/cuda_codegen.h"
 #include "core/ir/printers.h"
 #include "core/ops/registry.h"
+#include "core/pipeline/stage_table.h"
 #include "core/schedule/schedule_dot.h"
 
 namespace fusebox {
@@ -36,30 +37,25 @@ std::string describeConfig(const PipelineConfig& c, const std::string& target) {
 
 StageRecord stageRecord(const Pipeline& p, Stage s) {
   StageRecord r;
-  const std::string stage = stageName(s);
+  const StageDescriptor& d = stageDescriptor(s);
+  const std::string stage = d.name;
   const double ms = stageMs(p, s);
-  switch (s) {
-    case Stage::Trace: addGraph(r, stage, "traced", p.traced(), ms); break;
-    case Stage::Joint: addGraph(r, stage, "joint", p.joint().graph, ms); break;
-    case Stage::Partition:
-      addGraph(r, stage, "forward", p.partition().forward, ms);
-      addGraph(r, stage, "backward", p.partition().backward, ms);
-      r.artifacts.push_back({stage, "report", "text", p.partition().report.str(), ms});
+  switch (d.output) {
+    case StageOutput::Graphs:
+      for (const NamedGraph& g : p.stageGraphs(s)) addGraph(r, stage, g.name, *g.graph, ms);
+      if (s == Stage::Partition) r.artifacts.push_back({stage, "report", "text", p.partition().report.str(), ms});
       break;
-    case Stage::Decompose:
-      for (size_t i = 0; i < p.prims().size(); ++i) addGraph(r, stage, p.graphName(i), p.prims()[i], ms);
-      break;
-    case Stage::Lower:
+    case StageOutput::LoopPrograms:
       for (size_t i = 0; i < p.loops().size(); ++i) r.artifacts.push_back({stage, p.graphName(i), "text", p.loops()[i].str(), ms});
       break;
-    case Stage::Schedule:
+    case StageOutput::Schedules:
       for (size_t i = 0; i < p.schedules().size(); ++i) {
         const Schedule& sc = p.schedules()[i];
         const LoopProgram& lp = p.loops()[i];
         std::string g = p.graphName(i);
         r.artifacts.push_back({stage, g, "text", sc.str(), ms});
         r.artifacts.push_back({stage, g, "dot", printScheduleDot(lp, sc), ms});
-        for (const FusionDecision& d : sc.decisions) r.decisions.push_back({g, d.first, d.second, d.kind, d.fused, d.reason, d.score});
+        for (const FusionDecision& fd : sc.decisions) r.decisions.push_back({g, fd.first, fd.second, fd.kind, fd.fused, fd.reason, fd.score});
         for (const Kernel& k : sc.kernels) {
           StoredKernel sk{g, k.id, k.name, {}, {}, k.bytesRead + k.bytesWritten};
           for (const KernelItem& it : k.items) {
@@ -70,7 +66,7 @@ StageRecord stageRecord(const Pipeline& p, Stage s) {
         }
       }
       break;
-    case Stage::Codegen:
+    case StageOutput::Code:
       for (size_t i = 0; i < p.cppModules().size(); ++i) {
         std::string g = p.graphName(i);
         r.sources.push_back({g, "cpp", p.cppModules()[i].source});

@@ -2,8 +2,7 @@
 
 #include "core/codegen/cuda/cuda_codegen.h"
 #include "core/frontend/model_loader.h"
-#include "core/ir/printers.h"
-#include "core/ops/registry.h"
+#include "core/pipeline/stage_table.h"
 #include "report/graph_layout.h"
 #include "sessions/session_recorder.h"
 #include "sessions/session_store.h"
@@ -27,17 +26,16 @@ GraphLayout cachedLayout(SessionStore& store, const std::string& dot) {
   return l;
 }
 
-// The dot text of `graph` in the stage's record (what the session stored), or the graph printed
-// when the record does not hold it (the joint graph shown again beside the partition).
-std::string dotOf(const StageRecord& r, const std::string& graph, const Graph& g) {
+// The dot text of `graph` in the stage's record (what the session stored).
+std::string dotOf(const StageRecord& r, const std::string& graph) {
   for (const StageArtifact& a : r.artifacts)
     if (a.graph == graph && a.format == "dot") return a.body;
-  return printDot(g, DotOptions{opKindColor, true});
+  throw Error("the stage record holds no dot text of the " + graph + " graph");
 }
 
 // A graph of stages 1-3 laid out, with each node's traced origins (a traced node is its own).
 PaneGraph paneOf(SessionStore& store, const StageRecord& r, const std::string& name, const Graph& g, bool traced) {
-  PaneGraph pg{QString::fromStdString(name), cachedLayout(store, dotOf(r, name, g)), {}};
+  PaneGraph pg{QString::fromStdString(name), cachedLayout(store, dotOf(r, name)), {}};
   for (const Node& n : g.nodes()) {
     std::vector<int64_t> o(n.provenance.begin(), n.provenance.end());
     if (traced || o.empty()) o.push_back(n.id);
@@ -48,10 +46,7 @@ PaneGraph paneOf(SessionStore& store, const StageRecord& r, const std::string& n
 
 // A scheduled loop program laid out from the schedule stage's record (its dot has a cluster per kernel).
 PaneGraph paneOf(SessionStore& store, const StageRecord& r, const std::string& name, const LoopProgram& lp) {
-  std::string dot;
-  for (const StageArtifact& a : r.artifacts)
-    if (a.graph == name && a.format == "dot") dot = a.body;
-  PaneGraph pg{QString::fromStdString(name), cachedLayout(store, dot), {}};
+  PaneGraph pg{QString::fromStdString(name), cachedLayout(store, dotOf(r, name)), {}};
   for (const LoopNode& n : lp.nodes) pg.origins["l" + std::to_string(n.id)] = std::vector<int64_t>(n.provenance.begin(), n.provenance.end());
   return pg;
 }
@@ -103,41 +98,27 @@ bool PipelineWorker::stepOnce() {
 
 StageResult PipelineWorker::describe(Stage s, const StageRecord& rec) {
   const Pipeline& p = *pipeline_;
+  const StageDescriptor& d = stageDescriptor(s);
   StageResult r;
-  r.stage = stageName(s);
+  r.stage = d.name;
+  r.pane = d.pane;
   for (const StageTiming& t : p.timings())
     if (t.stage == s) r.ms = t.ms;
-  switch (s) {
-    case Stage::Trace:
-      r.pane = 0;
-      r.graphs.push_back(paneOf(*store_, rec, "traced", p.traced(), true));
+  switch (d.output) {
+    case StageOutput::Graphs:
+      for (const NamedGraph& g : p.stageGraphs(s)) r.graphs.push_back(paneOf(*store_, rec, g.name, *g.graph, s == Stage::Trace));
       break;
-    case Stage::Joint:
-      r.pane = 1;
-      r.graphs.push_back(paneOf(*store_, rec, "joint", p.joint().graph, false));
-      break;
-    case Stage::Partition:
-      r.pane = 1;
-      r.graphs.push_back(paneOf(*store_, rec, "joint", p.joint().graph, false));
-      r.graphs.push_back(paneOf(*store_, rec, "forward", p.partition().forward, false));
-      r.graphs.push_back(paneOf(*store_, rec, "backward", p.partition().backward, false));
-      break;
-    case Stage::Decompose:
-      r.pane = 2;
-      for (size_t i = 0; i < p.prims().size(); ++i) r.graphs.push_back(paneOf(*store_, rec, p.graphName(i), p.prims()[i], false));
-      break;
-    case Stage::Lower:
+    case StageOutput::LoopPrograms:
       for (const StageArtifact& a : rec.artifacts) r.text += QString::fromStdString(a.body);  // the loop programs
       break;
-    case Stage::Schedule:
-      r.pane = 3;
+    case StageOutput::Schedules:
       for (size_t i = 0; i < p.schedules().size(); ++i) {
         r.graphs.push_back(paneOf(*store_, rec, p.graphName(i), p.loops()[i]));
         r.peakBytes += p.schedules()[i].memory.peakIntermediateBytes;
         r.text += QString::fromStdString(p.loops()[i].name + ":\n" + p.schedules()[i].str());
       }
       break;
-    case Stage::Codegen:
+    case StageOutput::Code:
       for (size_t i = 0; i < p.cppModules().size(); ++i) {
         QString g = QString::fromStdString(p.graphName(i));
         CodeTab cpp{"C++ " + g, "cpp", QString::fromStdString(p.cppModules()[i].source), {}};

@@ -4,31 +4,13 @@
 
 #include "core/decompose/decompose.h"
 #include "core/loopir/lower.h"
+#include "core/pipeline/stage_table.h"
 
 namespace fusebox {
 
-const char* stageName(Stage s) {
-  switch (s) {
-    case Stage::Trace: return "trace";
-    case Stage::Joint: return "joint";
-    case Stage::Partition: return "partition";
-    case Stage::Decompose: return "decompose";
-    case Stage::Lower: return "lower";
-    case Stage::Schedule: return "schedule";
-    case Stage::Codegen: return "codegen";
-  }
-  return "?";
-}
-
-std::optional<Stage> parseStage(const std::string& name) {
-  for (int i = 0; i < kNumStages; ++i)
-    if (name == stageName(static_cast<Stage>(i))) return static_cast<Stage>(i);
-  return std::nullopt;
-}
-
 Pipeline::Pipeline(ModelDef model, PipelineConfig config) : model_(std::move(model)), config_(std::move(config)) {}
 
-bool Pipeline::applies(Stage s) const { return config_.train || (s != Stage::Joint && s != Stage::Partition); }
+bool Pipeline::applies(Stage s) const { return stageDescriptor(s).applies(config_); }
 
 bool Pipeline::done(Stage s) const {
   switch (s) {
@@ -129,6 +111,26 @@ const std::vector<CppModule>& Pipeline::cppModules() const {
   require(generated_, "codegen");
   return cpp_;
 }
+
+std::vector<NamedGraph> Pipeline::stageGraphs(Stage s) const {
+  std::vector<const Graph*> graphs;
+  switch (s) {
+    case Stage::Trace: graphs = {&traced()}; break;
+    case Stage::Joint: graphs = {&joint().graph}; break;
+    case Stage::Partition: graphs = {&partition().forward, &partition().backward}; break;
+    case Stage::Decompose:
+      for (const Graph& g : prims()) graphs.push_back(&g);
+      break;
+    default: throw Error(std::string("pipeline: the ") + stageName(s) + " stage produces no IR graphs");
+  }
+  std::vector<std::string> names = stageDescriptor(s).graphs(config_);
+  if (names.size() != graphs.size()) throw Error(std::string("pipeline: the stage table names the wrong number of ") + stageName(s) + " graphs");
+  std::vector<NamedGraph> out;
+  for (size_t i = 0; i < graphs.size(); ++i) out.push_back({names[i], graphs[i]});
+  return out;
+}
+
+std::string Pipeline::graphName(size_t i) const { return primGraphNames(config_).at(i); }
 
 std::string Pipeline::describeTracedNode(NodeId id) const {
   if (!traced_ || !traced_->hasNode(id)) return "n" + std::to_string(id);

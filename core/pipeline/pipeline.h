@@ -17,10 +17,11 @@
 
 namespace fusebox {
 
+// The key of the stage table (core/pipeline/stage_table.h), which says what each stage is.
 enum class Stage { Trace, Joint, Partition, Decompose, Lower, Schedule, Codegen };
 constexpr int kNumStages = 7;
-const char* stageName(Stage s);
-std::optional<Stage> parseStage(const std::string& name);
+const char* stageName(Stage s);                            // the table's name: "trace", ...
+std::optional<Stage> parseStage(const std::string& name);  // nullopt for a name not in the table
 
 struct PipelineConfig {
   TraceOptions trace;
@@ -28,6 +29,12 @@ struct PipelineConfig {
   JointOptions joint;
   Partitioner partitioner = Partitioner::MinCut;
   ScheduleConfig schedule;
+};
+
+// A graph a stage produced, under the name the stage table gives it ("traced", "forward", ...).
+struct NamedGraph {
+  std::string name;
+  const Graph* graph;
 };
 
 struct StageTiming {
@@ -57,8 +64,10 @@ public:
   const std::vector<LoopProgram>& loops() const;
   const std::vector<Schedule>& schedules() const;
   const std::vector<CppModule>& cppModules() const;
+  // The IR graphs a finished stage of StageOutput::Graphs produced, named as the stage table says.
+  std::vector<NamedGraph> stageGraphs(Stage s) const;
   // The name of prim graph / loop program / schedule i: "inference", or "forward" and "backward".
-  std::string graphName(size_t i) const { return !config_.train ? "inference" : i == 0 ? "forward" : "backward"; }
+  std::string graphName(size_t i) const;
   // "linear @mlp.fbx:6:14": how generated code names a traced node.
   std::string describeTracedNode(NodeId id) const;
   const std::vector<StageTiming>& timings() const { return timings_; }

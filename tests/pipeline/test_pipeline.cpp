@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "core/frontend/model_loader.h"
 #include "core/pipeline/pipeline.h"
+#include "core/pipeline/stage_table.h"
 
 using namespace fusebox;
 
@@ -51,4 +54,54 @@ TEST(Pipeline, RunUntilStopsAtTheStage) {
   p.runUntil(Stage::Partition);
   EXPECT_EQ(p.partition().report.partitioner, Partitioner::Default);
   EXPECT_EQ(p.partition().report.recomputedOps, 0u);
+}
+
+// The stage table is keyed by Stage, in pipeline order, and says which stages a config runs.
+TEST(StageTable, RowsInStageOrderAndWhichApply) {
+  ASSERT_EQ(stageTable().size(), static_cast<size_t>(kNumStages));
+  std::set<std::string> names;
+  for (int i = 0; i < kNumStages; ++i) {
+    const StageDescriptor& d = stageTable()[static_cast<size_t>(i)];
+    EXPECT_EQ(d.stage, static_cast<Stage>(i));
+    EXPECT_EQ(parseStage(d.name), d.stage);
+    EXPECT_TRUE(names.insert(d.name).second) << d.name;
+    EXPECT_LT(d.pane, static_cast<int>(graphPanes().size())) << d.name;
+  }
+  PipelineConfig infer, train;
+  train.train = true;
+  std::vector<std::string> inferStages, trainStages;
+  for (const StageDescriptor& d : stageTable()) {
+    if (d.applies(infer)) inferStages.push_back(d.name);
+    if (d.applies(train)) trainStages.push_back(d.name);
+  }
+  EXPECT_EQ(inferStages, (std::vector<std::string>{"trace", "decompose", "lower", "schedule", "codegen"}));
+  EXPECT_EQ(trainStages.size(), 7u);
+  EXPECT_EQ(stageDescriptor(Stage::Partition).graphs(train), (std::vector<std::string>{"forward", "backward"}));
+  EXPECT_EQ(stageDescriptor(Stage::Codegen).graphs(infer), (std::vector<std::string>{"inference"}));
+  EXPECT_EQ(stageDescriptor(Stage::Joint).pane, stageDescriptor(Stage::Partition).pane);  // one autograd pane
+  EXPECT_EQ(stageDescriptor(Stage::Lower).pane, -1);
+}
+
+// What the pipeline ran matches the table: the stages that apply, and the graphs named as it says.
+TEST(StageTable, PipelineProducesTheGraphsTheTableNames) {
+  for (bool train : {false, true}) {
+    PipelineConfig cfg;
+    cfg.train = train;
+    Pipeline p(loadModel("mlp"), cfg);
+    p.runAll();
+    std::vector<Stage> ran;
+    for (const StageTiming& t : p.timings()) ran.push_back(t.stage);
+    std::vector<Stage> want;
+    for (const StageDescriptor& d : stageTable())
+      if (d.applies(cfg)) want.push_back(d.stage);
+    EXPECT_EQ(ran, want);
+    for (const StageDescriptor& d : stageTable()) {
+      if (!d.applies(cfg) || d.output != StageOutput::Graphs) continue;
+      std::vector<std::string> names;
+      for (const NamedGraph& g : p.stageGraphs(d.stage)) names.push_back(g.name);
+      EXPECT_EQ(names, d.graphs(cfg)) << d.name;
+    }
+    for (size_t i = 0; i < p.prims().size(); ++i) EXPECT_EQ(p.graphName(i), primGraphNames(cfg).at(i));
+    EXPECT_THROW(p.stageGraphs(Stage::Lower), Error);
+  }
 }
