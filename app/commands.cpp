@@ -11,6 +11,7 @@
 
 #include "app/cli_args.h"
 #include "app/session_recording.h"
+#include "core/backend/backend.h"
 #include "core/decompose/decompose.h"
 #include "core/frontend/model_loader.h"
 #include "core/interp/interpreter.h"
@@ -19,9 +20,6 @@
 #include "core/ops/registry.h"
 #include "core/pipeline/pipeline.h"
 #include "core/pipeline/stage_table.h"
-#include "core/codegen/cuda/cuda_codegen.h"
-#include "core/codegen/cuda/nvrtc_compiler.h"
-#include "core/runtime/cuda_executable.h"
 #include "core/runtime/model_runner.h"
 #include "core/trace/trace.h"
 
@@ -30,12 +28,13 @@ namespace fusebox::cli {
 namespace {
 
 // What `dump --stage` prints: a stage of the pipeline's table (by the stage's name, or by one of
-// its graphs' names when the table says so), or the CUDA code views below it.
+// its graphs' names when the table says so), or the CUDA backend's code views below it.
 struct DumpView {
   std::string name;
   Stage stage;
-  std::string graph;  // one graph of the stage; "" for all of them
-  bool cuda = false, ptx = false;
+  std::string graph;     // one graph of the stage; "" for all of them
+  std::string target;    // the backend whose code it shows ("" for the default, cpu)
+  std::string compiled;  // the compiled artifact it shows ("ptx"); "" for the source
 };
 
 std::vector<DumpView> dumpViews() {
@@ -43,12 +42,12 @@ std::vector<DumpView> dumpViews() {
   PipelineConfig training;
   training.train = true;
   for (const StageDescriptor& d : stageTable()) {
-    if (!d.dumpByGraph) views.push_back({d.name, d.stage, ""});
+    if (!d.dumpByGraph) views.push_back({d.name, d.stage, "", "", ""});
     else
-      for (const std::string& g : d.graphs(training)) views.push_back({g, d.stage, g});
+      for (const std::string& g : d.graphs(training)) views.push_back({g, d.stage, g, "", ""});
   }
-  views.push_back({"cuda", Stage::Schedule, "", true, false});
-  views.push_back({"ptx", Stage::Schedule, "", true, true});
+  views.push_back({"cuda", Stage::Codegen, "", "cuda", ""});
+  views.push_back({"ptx", Stage::Codegen, "", "cuda", "ptx"});
   return views;
 }
 
@@ -160,6 +159,14 @@ Partitioner partitionerArg(const Args& a) {
   std::string p = a.valueOr("--partitioner", "mincut");
   if (p != "mincut" && p != "default") throw UsageError("--partitioner must be default or mincut, got '" + p + "'");
   return p == "default" ? Partitioner::Default : Partitioner::MinCut;
+}
+
+std::string targetArg(const Args& a, const std::string& fallback, bool interpToo) {
+  std::string t = a.valueOr("--target", fallback);
+  if (interpToo && t == "interp") return t;
+  for (const Backend* b : backends())
+    if (t == b->name()) return t;
+  throw UsageError("--target must be " + std::string(interpToo ? "interp, " : "") + backendNames() + ", got '" + t + "'");
 }
 
 const char* const kGuiHelp =
@@ -279,6 +286,7 @@ int dumpCommand(const std::vector<std::string>& argv) {
   if (view == views.end()) throw UsageError("unknown stage '" + stage + "' (available: " + stageList() + ")");
   const StageDescriptor& desc = stageDescriptor(view->stage);
   PipelineConfig config;
+  if (!view->target.empty()) config.target = view->target;
   config.trace = traceOptions(a);
   config.train = a.flag("--train") || desc.trainingOnly;
   config.partitioner = partitionerArg(a);
@@ -303,12 +311,6 @@ int dumpCommand(const std::vector<std::string>& argv) {
       text += buf;
     }
     text += "\n";
-  } else if (view->cuda) {
-    for (size_t i = 0; i < p.loops().size(); ++i) {
-      CudaModule m = generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); });
-      if (!view->ptx) text += m.source;
-      else text += compileCudaModule(m.source, cudaComputeCapability() ? cudaComputeCapability() : 90)->ptx;
-    }
   } else {
     switch (desc.output) {
       case StageOutput::Graphs: {
@@ -326,7 +328,14 @@ int dumpCommand(const std::vector<std::string>& argv) {
         for (size_t i = 0; i < p.schedules().size(); ++i) text += p.loops()[i].name + ":\n" + p.schedules()[i].str();
         break;
       case StageOutput::Code:
-        for (const CppModule& m : p.cppModules()) text += m.source;
+        for (const GeneratedModule& m : p.modules()) {
+          if (view->compiled.empty()) {
+            text += m.source;
+            continue;
+          }
+          for (const CompiledArtifact& c : p.backend().compile(m).artifacts)
+            if (c.kind == view->compiled) text += c.text;
+        }
         break;
     }
   }
@@ -337,6 +346,7 @@ namespace {
 
 int runCompiled(const std::string& model, const Args& a, const std::string& target, int iters, int seed, int threads) {
   PipelineConfig config;
+  config.target = target;
   config.trace = traceOptions(a);
   config.train = a.flag("--train");
   config.schedule.fusion = !a.flag("--no-fusion");
@@ -349,7 +359,7 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
   if (auto path = a.value("--session")) {
     std::optional<int64_t> existing;
     if (auto id = a.value("--session-id")) existing = a.intValue("--session-id", 0, 1, 1 << 30);
-    session.emplace(*path, model, config, target, existing);  // records every stage as it finishes
+    session.emplace(*path, model, config, existing);  // records every stage as it finishes
     session->compile(p);
     hooks = session->runHooks();
   } else {
@@ -357,8 +367,7 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
   }
   bool check = !a.flag("--no-check");
   hooks = progress.wrap(hooks, iters);
-  RunReport r = target == "cuda" ? runOnCuda(p, iters, static_cast<uint64_t>(seed), check, hooks)
-                                 : runOnCpu(p, iters, static_cast<uint64_t>(seed), static_cast<unsigned>(threads), check, hooks);
+  RunReport r = findBackend(target).run(p, {iters, static_cast<uint64_t>(seed), static_cast<unsigned>(threads), check}, hooks);
   progress.clear();
   if (session) std::printf("recorded as session %lld in %s\n", static_cast<long long>(session->id()), session->path().c_str());
   double pipelineMs = 0;
@@ -396,12 +405,11 @@ int runCommand(const std::vector<std::string>& argv) {
          {"--train", "--no-fusion", "--no-check"});
   applyMemoryBudget(a);
   std::string model = modelArg(a, "run");
-  std::string target = a.valueOr("--target", "interp");
-  if (target != "interp" && target != "cpu" && target != "cuda") throw UsageError("--target must be interp, cpu or cuda, got '" + target + "'");
+  std::string target = targetArg(a, "interp", true);
   int iters = a.intValue("--iters", 1, 1, 1000000);
   int seed = a.intValue("--seed", 0, 0, 1 << 30);
   int threads = a.intValue("--threads", 0, 0, 1024);
-  if (target == "cpu" || target == "cuda") return runCompiled(model, a, target, iters, seed, threads);
+  if (target != "interp") return runCompiled(model, a, target, iters, seed, threads);
 
   using Clock = std::chrono::steady_clock;
   auto t0 = Clock::now();

@@ -1,6 +1,6 @@
 #include "sessions/session_recorder.h"
 
-#include "core/codegen/cuda/cuda_codegen.h"
+#include "core/backend/backend.h"
 #include "core/ir/printers.h"
 #include "core/ops/registry.h"
 #include "core/pipeline/stage_table.h"
@@ -26,9 +26,9 @@ void addGraph(StageRecord& r, const std::string& stage, const std::string& name,
 
 }  // namespace
 
-std::string describeConfig(const PipelineConfig& c, const std::string& target) {
+std::string describeConfig(const PipelineConfig& c) {
   std::string s = c.train ? "train" : "infer";
-  s += " target=" + target;
+  s += " target=" + c.target;
   if (c.train) s += std::string(" partitioner=") + partitionerName(c.partitioner);
   s += std::string(" fusion=") + (c.schedule.fusion ? "on" : "off");
   for (const auto& [dim, size] : c.trace.dims) s += " " + dim + "=" + std::to_string(size);
@@ -67,11 +67,11 @@ StageRecord stageRecord(const Pipeline& p, Stage s) {
       }
       break;
     case StageOutput::Code:
-      for (size_t i = 0; i < p.cppModules().size(); ++i) {
+      for (size_t i = 0; i < p.modules().size(); ++i) {
         std::string g = p.graphName(i);
-        r.sources.push_back({g, "cpp", p.cppModules()[i].source});
-        r.sources.push_back({g, "cuda", generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); }).source});
-        r.artifacts.push_back({stage, g, "text", std::to_string(p.cppModules()[i].source.size()) + " bytes of C++", ms});
+        for (const Backend* b : backends())  // every target's code, as the code views show it
+          r.sources.push_back({g, b->language(), p.modules(b->name())[i].source});
+        r.artifacts.push_back({stage, g, "text", std::to_string(p.modules()[i].source.size()) + " bytes of " + p.backend().title(), ms});
       }
       break;
   }

@@ -21,6 +21,7 @@
 #include <QVBoxLayout>
 #include <fstream>
 
+#include "core/backend/backend.h"
 #include "core/frontend/model_loader.h"
 #include "core/pipeline/stage_table.h"
 #include "report/html_report.h"
@@ -98,7 +99,7 @@ void MainWindow::buildUi() {
   train_->setChecked(true);
   train_->setToolTip("Training step: joint forward/backward graph, partitioned (AOTAutograd)");
   target_ = new QComboBox;
-  target_->addItems({"cpu", "cuda"});
+  for (const Backend* b : backends()) target_->addItem(b->name());
   partitioner_ = new QComboBox;
   partitioner_->addItems({"mincut", "default"});
   fusion_ = new QCheckBox("fusion");
@@ -222,7 +223,7 @@ CompileRequest MainWindow::currentRequest() const {
   r.config.train = train_->isChecked();
   r.config.partitioner = partitioner_->currentText() == "default" ? Partitioner::Default : Partitioner::MinCut;
   r.config.schedule.fusion = fusion_->isChecked();
-  r.target = target_->currentText().toStdString();
+  r.config.target = target_->currentText().toStdString();
   r.sessionPath = sessionPath_;
   return r;
 }
@@ -363,7 +364,7 @@ void MainWindow::selectNode(int pane, const QString& node) {
 void MainWindow::startProfileRun(int iterations) {
   if (running() || !session_) return;
   CompileRequest r = currentRequest();
-  QStringList args{"run", QString::fromStdString(r.model), "--target", QString::fromStdString(r.target), "--iters",
+  QStringList args{"run", QString::fromStdString(r.model), "--target", QString::fromStdString(r.config.target), "--iters",
                    QString::number(iterations), "--session", sessionPath_, "--session-id", QString::number(session_),
                    "--partitioner", partitioner_->currentText()};
   if (r.config.train) args << "--train";

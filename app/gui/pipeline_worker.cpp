@@ -1,6 +1,6 @@
 #include "app/gui/pipeline_worker.h"
 
-#include "core/codegen/cuda/cuda_codegen.h"
+#include "core/backend/backend.h"
 #include "core/frontend/model_loader.h"
 #include "core/pipeline/stage_table.h"
 #include "report/graph_layout.h"
@@ -62,7 +62,7 @@ void PipelineWorker::start(const CompileRequest& r) {
   try {
     pipeline_ = std::make_unique<Pipeline>(loadModel(r.model), r.config);
     store_ = std::make_unique<SessionStore>(SessionStore::open(r.sessionPath.toStdString()));
-    session_ = store_->createSession(r.model, describeConfig(r.config, r.target), r.target);
+    session_ = store_->createSession(r.model, describeConfig(r.config), r.config.target);
     emit sessionStarted(session_, r.sessionPath);
   } catch (const std::exception& e) {
     pipeline_.reset();
@@ -119,18 +119,14 @@ StageResult PipelineWorker::describe(Stage s, const StageRecord& rec) {
       }
       break;
     case StageOutput::Code:
-      for (size_t i = 0; i < p.cppModules().size(); ++i) {
-        QString g = QString::fromStdString(p.graphName(i));
-        CodeTab cpp{"C++ " + g, "cpp", QString::fromStdString(p.cppModules()[i].source), {}};
-        for (const GeneratedKernel& k : p.cppModules()[i].kernels)
-          cpp.kernels.push_back({QString::fromStdString(k.name), k.firstLine, k.lastLine, {k.provenance.begin(), k.provenance.end()}});
-        CudaModule cm = generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); });
-        CodeTab cuda{"CUDA " + g, "cuda", QString::fromStdString(cm.source), {}};
-        for (const CudaLaunch& l : cm.launches)
-          cuda.kernels.push_back({QString::fromStdString(l.name), l.firstLine, l.lastLine, {l.provenance.begin(), l.provenance.end()}});
-        r.code.push_back(std::move(cpp));
-        r.code.push_back(std::move(cuda));
-      }
+      for (size_t i = 0; i < p.modules().size(); ++i)
+        for (const Backend* b : backends()) {  // every target's code, "C++ forward", "CUDA forward", ...
+          const GeneratedModule& m = p.modules(b->name())[i];
+          CodeTab tab{QString(b->title()) + " " + QString::fromStdString(p.graphName(i)), b->language(), QString::fromStdString(m.source), {}};
+          for (const KernelLines& k : m.kernels)
+            tab.kernels.push_back({QString::fromStdString(k.name), k.firstLine, k.lastLine, {k.provenance.begin(), k.provenance.end()}});
+          r.code.push_back(std::move(tab));
+        }
       break;
   }
   return r;

@@ -2,13 +2,16 @@
 
 #include <chrono>
 
+#include "core/backend/backend.h"
 #include "core/decompose/decompose.h"
 #include "core/loopir/lower.h"
 #include "core/pipeline/stage_table.h"
 
 namespace fusebox {
 
-Pipeline::Pipeline(ModelDef model, PipelineConfig config) : model_(std::move(model)), config_(std::move(config)) {}
+Pipeline::Pipeline(ModelDef model, PipelineConfig config) : model_(std::move(model)), config_(std::move(config)) {
+  findBackend(config_.target);  // an unknown target is an error now, not after the other stages
+}
 
 bool Pipeline::applies(Stage s) const { return stageDescriptor(s).applies(config_); }
 
@@ -60,8 +63,7 @@ bool Pipeline::step() {
       scheduled_ = true;
       break;
     case Stage::Codegen:
-      for (size_t i = 0; i < loops_.size(); ++i)
-        cpp_.push_back(generateCpp(loops_[i], schedules_[i], [this](NodeId id) { return describeTracedNode(id); }));
+      modules_[config_.target] = generate(backend());
       generated_ = true;
       break;
   }
@@ -107,10 +109,22 @@ const std::vector<Schedule>& Pipeline::schedules() const {
   require(scheduled_, "schedule");
   return schedules_;
 }
-const std::vector<CppModule>& Pipeline::cppModules() const {
-  require(generated_, "codegen");
-  return cpp_;
+std::vector<GeneratedModule> Pipeline::generate(const Backend& b) const {
+  std::vector<GeneratedModule> out;
+  for (size_t i = 0; i < loops_.size(); ++i)
+    out.push_back(b.generate(loops_[i], schedules_[i], [this](NodeId id) { return describeTracedNode(id); }));
+  return out;
 }
+
+const std::vector<GeneratedModule>& Pipeline::modules(const std::string& target) const {
+  require(generated_, "codegen");
+  const Backend& b = findBackend(target.empty() ? config_.target : target);
+  auto it = modules_.find(b.name());
+  if (it == modules_.end()) it = modules_.emplace(b.name(), generate(b)).first;
+  return it->second;
+}
+
+const Backend& Pipeline::backend() const { return findBackend(config_.target); }
 
 std::vector<NamedGraph> Pipeline::stageGraphs(Stage s) const {
   std::vector<const Graph*> graphs;

@@ -3,19 +3,22 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/autograd/joint_graph.h"
 #include "core/autograd/partition.h"
-#include "core/codegen/cpu/cpp_codegen.h"
+#include "core/codegen/generated_module.h"
 #include "core/frontend/model.h"
 #include "core/loopir/loop_ir.h"
 #include "core/schedule/schedule.h"
 #include "core/trace/trace.h"
 
 namespace fusebox {
+
+class Backend;
 
 // The key of the stage table (core/pipeline/stage_table.h), which says what each stage is.
 enum class Stage { Trace, Joint, Partition, Decompose, Lower, Schedule, Codegen };
@@ -24,6 +27,7 @@ const char* stageName(Stage s);                            // the table's name: 
 std::optional<Stage> parseStage(const std::string& name);  // nullopt for a name not in the table
 
 struct PipelineConfig {
+  std::string target = "cpu";  // the backend (core/backend) that compiles and runs the generated code
   TraceOptions trace;
   bool train = false;  // inference skips the joint and partition stages
   JointOptions joint;
@@ -63,7 +67,13 @@ public:
   // One loop program and one schedule per prim graph.
   const std::vector<LoopProgram>& loops() const;
   const std::vector<Schedule>& schedules() const;
-  const std::vector<CppModule>& cppModules() const;
+  // The generated modules of `target` (a backend's name; the configured target's when empty), one
+  // per prim graph. The codegen stage generates the configured target's; another target's (the
+  // code views and sessions show every target) are generated from the same schedules when first
+  // asked for, and kept. Like step(), not thread-safe.
+  const std::vector<GeneratedModule>& modules(const std::string& target = {}) const;
+  // The configured target's backend (core/backend), which compiles and runs modules().
+  const Backend& backend() const;
   // The IR graphs a finished stage of StageOutput::Graphs produced, named as the stage table says.
   std::vector<NamedGraph> stageGraphs(Stage s) const;
   // The name of prim graph / loop program / schedule i: "inference", or "forward" and "backward".
@@ -76,6 +86,7 @@ public:
 
 private:
   bool applies(Stage s) const;
+  std::vector<GeneratedModule> generate(const Backend& b) const;
 
   ModelDef model_;
   PipelineConfig config_;
@@ -88,7 +99,7 @@ private:
   bool lowered_ = false;
   std::vector<Schedule> schedules_;
   bool scheduled_ = false;
-  std::vector<CppModule> cpp_;
+  mutable std::map<std::string, std::vector<GeneratedModule>> modules_;  // by target
   bool generated_ = false;
   std::vector<StageTiming> timings_;
   std::function<void(Stage)> observer_;

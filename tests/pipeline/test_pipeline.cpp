@@ -2,9 +2,13 @@
 
 #include <set>
 
+#include "core/backend/backend.h"
+#include "core/codegen/cpu/cpp_codegen.h"
+#include "core/codegen/cuda/cuda_codegen.h"
 #include "core/frontend/model_loader.h"
 #include "core/pipeline/pipeline.h"
 #include "core/pipeline/stage_table.h"
+#include "test_util.h"
 
 using namespace fusebox;
 
@@ -30,7 +34,7 @@ TEST(Pipeline, StepsThroughTrainingStagesInOrder) {
   EXPECT_EQ(p.timings()[3].stage, Stage::Decompose);
   EXPECT_EQ(p.loops().size(), 2u);
   EXPECT_EQ(p.schedules().size(), 2u);
-  EXPECT_EQ(p.cppModules().size(), 2u);
+  EXPECT_EQ(p.modules().size(), 2u);
 }
 
 TEST(Pipeline, InferenceSkipsAutograd) {
@@ -103,5 +107,54 @@ TEST(StageTable, PipelineProducesTheGraphsTheTableNames) {
     }
     for (size_t i = 0; i < p.prims().size(); ++i) EXPECT_EQ(p.graphName(i), primGraphNames(cfg).at(i));
     EXPECT_THROW(p.stageGraphs(Stage::Lower), Error);
+  }
+}
+
+// One table of backends: every target by name, an unknown one is an error naming the known ones.
+TEST(Backends, TableFindsEveryTargetAndRefusesOthers) {
+  std::vector<std::string> names;
+  for (const Backend* b : backends()) {
+    names.push_back(b->name());
+    EXPECT_EQ(&findBackend(b->name()), b);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"cpu", "cuda"}));
+  EXPECT_EQ(names.front(), PipelineConfig{}.target);  // the default target is the first row
+  EXPECT_EQ(backendNames(), "cpu or cuda");
+  test::expectThrowContaining<Error>([] { findBackend("tpu"); }, "unknown target 'tpu' (available: cpu, cuda)");
+  PipelineConfig cfg;
+  cfg.target = "tpu";
+  test::expectThrowContaining<Error>([&] { Pipeline p(loadModel("mlp"), cfg); }, "unknown target 'tpu'");
+}
+
+// The codegen stage makes the configured target's modules (one per prim graph); another target's
+// come from the same schedules when asked for, once, and equal what its printer makes.
+TEST(Backends, CodegenProducesTheConfiguredTargetsModules) {
+  for (const char* target : {"cpu", "cuda"}) {
+    PipelineConfig cfg;
+    cfg.train = true;
+    cfg.target = target;
+    Pipeline p(loadModel("mlp"), cfg);
+    EXPECT_THROW(p.modules(), Error);  // not generated yet
+    p.runAll();
+    ASSERT_EQ(p.modules().size(), 2u);
+    EXPECT_EQ(&p.backend(), &findBackend(target));
+    for (const GeneratedModule& m : p.modules()) EXPECT_EQ(m.target, target);
+    for (const Backend* b : backends()) {
+      const std::vector<GeneratedModule>& mods = p.modules(b->name());
+      EXPECT_EQ(&mods, &p.modules(b->name()));  // kept, not generated again
+      for (size_t i = 0; i < mods.size(); ++i) {
+        GeneratedModule fresh = b->generate(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); });
+        EXPECT_EQ(mods[i].source, fresh.source) << b->name() << " " << p.graphName(i);
+        ASSERT_EQ(mods[i].kernels.size(), fresh.kernels.size());
+        ASSERT_FALSE(mods[i].kernels.empty());
+        for (const KernelLines& k : mods[i].kernels) {
+          EXPECT_LE(k.firstLine, k.lastLine) << k.name;
+          EXPECT_LT(k.kernel, static_cast<int>(p.schedules()[i].kernels.size())) << k.name;
+        }
+      }
+    }
+    EXPECT_EQ(p.modules("cpu")[0].as<CppModule>().source, p.modules("cpu")[0].source);
+    EXPECT_EQ(p.modules("cuda")[0].as<CudaModule>().source, p.modules("cuda")[0].source);
+    EXPECT_THROW(p.modules("cuda")[0].as<CppModule>(), Error);
   }
 }
