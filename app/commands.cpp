@@ -11,6 +11,7 @@
 
 #include "app/cli_args.h"
 #include "app/session_recording.h"
+#include "core/backend/backend.h"
 #include "core/decompose/decompose.h"
 #include "core/frontend/model_loader.h"
 #include "core/interp/interpreter.h"
@@ -18,9 +19,7 @@
 #include "core/ir/printers.h"
 #include "core/ops/registry.h"
 #include "core/pipeline/pipeline.h"
-#include "core/codegen/cuda/cuda_codegen.h"
-#include "core/codegen/cuda/nvrtc_compiler.h"
-#include "core/runtime/cuda_executable.h"
+#include "core/pipeline/stage_table.h"
 #include "core/runtime/model_runner.h"
 #include "core/trace/trace.h"
 
@@ -28,11 +27,33 @@ namespace fusebox::cli {
 
 namespace {
 
-const char* kStages[] = {"trace", "joint", "forward", "backward", "decompose", "lower", "schedule", "codegen", "cuda", "ptx"};
+// What `dump --stage` prints: a stage of the pipeline's table (by the stage's name, or by one of
+// its graphs' names when the table says so), or the CUDA backend's code views below it.
+struct DumpView {
+  std::string name;
+  Stage stage;
+  std::string graph;     // one graph of the stage; "" for all of them
+  std::string target;    // the backend whose code it shows ("" for the default, cpu)
+  std::string compiled;  // the compiled artifact it shows ("ptx"); "" for the source
+};
+
+std::vector<DumpView> dumpViews() {
+  std::vector<DumpView> views;
+  PipelineConfig training;
+  training.train = true;
+  for (const StageDescriptor& d : stageTable()) {
+    if (!d.dumpByGraph) views.push_back({d.name, d.stage, "", "", ""});
+    else
+      for (const std::string& g : d.graphs(training)) views.push_back({g, d.stage, g, "", ""});
+  }
+  views.push_back({"cuda", Stage::Codegen, "", "cuda", ""});
+  views.push_back({"ptx", Stage::Codegen, "", "cuda", "ptx"});
+  return views;
+}
 
 std::string stageList() {
   std::string s;
-  for (const char* st : kStages) s += (s.empty() ? "" : ", ") + std::string(st);
+  for (const DumpView& v : dumpViews()) s += (s.empty() ? "" : ", ") + v.name;
   return s;
 }
 
@@ -138,6 +159,14 @@ Partitioner partitionerArg(const Args& a) {
   std::string p = a.valueOr("--partitioner", "mincut");
   if (p != "mincut" && p != "default") throw UsageError("--partitioner must be default or mincut, got '" + p + "'");
   return p == "default" ? Partitioner::Default : Partitioner::MinCut;
+}
+
+std::string targetArg(const Args& a, const std::string& fallback, bool interpToo) {
+  std::string t = a.valueOr("--target", fallback);
+  if (interpToo && t == "interp") return t;
+  for (const Backend* b : backends())
+    if (t == b->name()) return t;
+  throw UsageError("--target must be " + std::string(interpToo ? "interp, " : "") + backendNames() + ", got '" + t + "'");
 }
 
 const char* const kGuiHelp =
@@ -252,18 +281,19 @@ int dumpCommand(const std::vector<std::string>& argv) {
   std::string format = a.valueOr("--format", "text");
   if (format != "text" && format != "dot" && format != "json")
     throw UsageError("--format must be text, dot or json, got '" + format + "'");
-  if (std::find(std::begin(kStages), std::end(kStages), stage) == std::end(kStages))
-    throw UsageError("unknown stage '" + stage + "' (available: " + stageList() + ")");
+  std::vector<DumpView> views = dumpViews();
+  auto view = std::find_if(views.begin(), views.end(), [&](const DumpView& v) { return v.name == stage; });
+  if (view == views.end()) throw UsageError("unknown stage '" + stage + "' (available: " + stageList() + ")");
+  const StageDescriptor& desc = stageDescriptor(view->stage);
   PipelineConfig config;
+  if (!view->target.empty()) config.target = view->target;
   config.trace = traceOptions(a);
-  config.train = a.flag("--train") || stage == "joint" || stage == "forward" || stage == "backward";
+  config.train = a.flag("--train") || desc.trainingOnly;
   config.partitioner = partitionerArg(a);
   config.schedule.fusion = !a.flag("--no-fusion");
 
   Pipeline p(loadModel(model), config);
-  Stage until = stage == "cuda" || stage == "ptx" ? Stage::Schedule
-              : parseStage(stage).value_or(stage == "forward" || stage == "backward" ? Stage::Partition : Stage::Trace);
-  p.runUntil(until);
+  p.runUntil(view->stage);
   std::string text;
   if (a.flag("--stats")) {
     if (stage != "decompose") p.runUntil(Stage::Decompose);
@@ -281,29 +311,33 @@ int dumpCommand(const std::vector<std::string>& argv) {
       text += buf;
     }
     text += "\n";
-  } else if (stage == "trace") {
-    text = formatGraphs({&p.traced()}, format);
-  } else if (stage == "joint") {
-    text = formatGraphs({&p.joint().graph}, format);
-  } else if (stage == "forward" || stage == "backward") {
-    text = formatGraphs({stage == "forward" ? &p.partition().forward : &p.partition().backward}, format);
-    if (format == "text") text += "# " + p.partition().report.str();
-  } else if (stage == "lower") {
-    for (const LoopProgram& lp : p.loops()) text += lp.str();
-  } else if (stage == "cuda" || stage == "ptx") {
-    for (size_t i = 0; i < p.loops().size(); ++i) {
-      CudaModule m = generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); });
-      if (stage == "cuda") text += m.source;
-      else text += compileCudaModule(m.source, cudaComputeCapability() ? cudaComputeCapability() : 90)->ptx;
-    }
-  } else if (stage == "codegen") {
-    for (const CppModule& m : p.cppModules()) text += m.source;
-  } else if (stage == "schedule") {
-    for (size_t i = 0; i < p.schedules().size(); ++i) text += p.loops()[i].name + ":\n" + p.schedules()[i].str();
   } else {
-    std::vector<const Graph*> gs;
-    for (const Graph& g : p.prims()) gs.push_back(&g);
-    text = formatGraphs(gs, format);
+    switch (desc.output) {
+      case StageOutput::Graphs: {
+        std::vector<const Graph*> gs;
+        for (const NamedGraph& g : p.stageGraphs(view->stage))
+          if (view->graph.empty() || g.name == view->graph) gs.push_back(g.graph);
+        text = formatGraphs(gs, format);
+        if (view->stage == Stage::Partition && format == "text") text += "# " + p.partition().report.str();
+        break;
+      }
+      case StageOutput::LoopPrograms:
+        for (const LoopProgram& lp : p.loops()) text += lp.str();
+        break;
+      case StageOutput::Schedules:
+        for (size_t i = 0; i < p.schedules().size(); ++i) text += p.loops()[i].name + ":\n" + p.schedules()[i].str();
+        break;
+      case StageOutput::Code:
+        for (const GeneratedModule& m : p.modules()) {
+          if (view->compiled.empty()) {
+            text += m.source;
+            continue;
+          }
+          for (const CompiledArtifact& c : p.backend().compile(m).artifacts)
+            if (c.kind == view->compiled) text += c.text;
+        }
+        break;
+    }
   }
   return writeOutput(text, a.value("-o"));
 }
@@ -312,6 +346,7 @@ namespace {
 
 int runCompiled(const std::string& model, const Args& a, const std::string& target, int iters, int seed, int threads) {
   PipelineConfig config;
+  config.target = target;
   config.trace = traceOptions(a);
   config.train = a.flag("--train");
   config.schedule.fusion = !a.flag("--no-fusion");
@@ -324,7 +359,7 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
   if (auto path = a.value("--session")) {
     std::optional<int64_t> existing;
     if (auto id = a.value("--session-id")) existing = a.intValue("--session-id", 0, 1, 1 << 30);
-    session.emplace(*path, model, config, target, existing);  // records every stage as it finishes
+    session.emplace(*path, model, config, existing);  // records every stage as it finishes
     session->compile(p);
     hooks = session->runHooks();
   } else {
@@ -332,8 +367,7 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
   }
   bool check = !a.flag("--no-check");
   hooks = progress.wrap(hooks, iters);
-  RunReport r = target == "cuda" ? runOnCuda(p, iters, static_cast<uint64_t>(seed), check, hooks)
-                                 : runOnCpu(p, iters, static_cast<uint64_t>(seed), static_cast<unsigned>(threads), check, hooks);
+  RunReport r = findBackend(target).run(p, {iters, static_cast<uint64_t>(seed), static_cast<unsigned>(threads), check}, hooks);
   progress.clear();
   if (session) std::printf("recorded as session %lld in %s\n", static_cast<long long>(session->id()), session->path().c_str());
   double pipelineMs = 0;
@@ -371,12 +405,11 @@ int runCommand(const std::vector<std::string>& argv) {
          {"--train", "--no-fusion", "--no-check"});
   applyMemoryBudget(a);
   std::string model = modelArg(a, "run");
-  std::string target = a.valueOr("--target", "interp");
-  if (target != "interp" && target != "cpu" && target != "cuda") throw UsageError("--target must be interp, cpu or cuda, got '" + target + "'");
+  std::string target = targetArg(a, "interp", true);
   int iters = a.intValue("--iters", 1, 1, 1000000);
   int seed = a.intValue("--seed", 0, 0, 1 << 30);
   int threads = a.intValue("--threads", 0, 0, 1024);
-  if (target == "cpu" || target == "cuda") return runCompiled(model, a, target, iters, seed, threads);
+  if (target != "interp") return runCompiled(model, a, target, iters, seed, threads);
 
   using Clock = std::chrono::steady_clock;
   auto t0 = Clock::now();

@@ -31,5 +31,7 @@ bool wantsHelp(const std::vector<std::string>& args);
 void applyMemoryBudget(const Args& a);
 // --partitioner mincut|default (mincut when absent).
 Partitioner partitionerArg(const Args& a);
+// --target: a backend of the table (core/backend), or "interp" where `interpToo`.
+std::string targetArg(const Args& a, const std::string& fallback, bool interpToo);
 
 }  // namespace fusebox::cli

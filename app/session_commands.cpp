@@ -9,8 +9,7 @@
 #include "app/commands.h"
 #include "app/terminal_progress.h"
 #include "app/session_recording.h"
-#include "core/codegen/cpu/jit_compiler.h"
-#include "core/codegen/cuda/nvrtc_compiler.h"
+#include "core/backend/backend.h"
 #include "core/frontend/model_loader.h"
 #include "core/ir/error.h"
 
@@ -61,12 +60,12 @@ int compileCommand(const std::vector<std::string>& argv) {
   Args a(argv, {"--target", "--until", "--session", "--partitioner", "--dim", "--max-memory"}, {"--train", "--no-fusion"});
   applyMemoryBudget(a);
   if (a.positional().size() != 1) throw UsageError("compile needs exactly one MODEL (a built-in name or a .fbx file)");
-  std::string target = a.valueOr("--target", "cpu");
-  if (target != "cpu" && target != "cuda") throw UsageError("--target must be cpu or cuda, got '" + target + "'");
+  std::string target = targetArg(a, PipelineConfig{}.target, false);
   std::string until = a.valueOr("--until", "compile");
   std::optional<Stage> last = until == "compile" ? Stage::Codegen : parseStage(until);
   if (!last) throw UsageError("unknown stage '" + until + "' for --until");
   PipelineConfig config;
+  config.target = target;
   config.trace = traceOptions(a);
   config.train = a.flag("--train");
   config.partitioner = partitionerArg(a);
@@ -76,7 +75,7 @@ int compileCommand(const std::vector<std::string>& argv) {
   progress.watch(p);
   std::optional<SessionRecording> session;
   if (auto path = a.value("--session")) {
-    session.emplace(*path, a.positional()[0], config, target);
+    session.emplace(*path, a.positional()[0], config);
     session->compile(p, *last);
   } else {
     p.runUntil(*last);
@@ -89,12 +88,11 @@ int compileCommand(const std::vector<std::string>& argv) {
   }
   std::printf("%-10s %8.2f ms\n", "pipeline", total);
   if (until == "compile") {
-    bool available = target == "cuda" ? nvrtcAvailable() : cpuJitAvailable();
-    if (!available) {
-      std::printf("backend compile skipped: this fusebox has no %s compiler built in\n", target == "cuda" ? "NVRTC" : "LLVM");
+    if (!p.backend().compilerAvailable()) {
+      std::printf("backend compile skipped: this fusebox has no %s compiler built in\n", p.backend().compilerName());
     } else if (session) {
       progress.show("compiling the generated code (" + target + ")…");
-      session->compileBackend(p, target);
+      session->compileBackend(p);
       progress.clear();
       std::printf("backend compile (%s): ok\n", target.c_str());
     }

@@ -2,11 +2,8 @@
 
 #include <chrono>
 
-#include "core/codegen/cpu/jit_compiler.h"
-#include "core/codegen/cuda/cuda_codegen.h"
-#include "core/codegen/cuda/nvrtc_compiler.h"
+#include "core/backend/backend.h"
 #include "core/ir/error.h"
-#include "core/runtime/cuda_executable.h"
 
 #ifdef FUSEBOX_HAVE_SESSIONS
 #include "sessions/session_recorder.h"
@@ -25,9 +22,9 @@ struct SessionRecording::Impl {
 };
 
 SessionRecording::SessionRecording(const std::string& path, const std::string& model, const PipelineConfig& config,
-                                   const std::string& target, std::optional<int64_t> existing)
-    : impl_(new Impl{SessionStore::open(path, !existing), 0, target, existing.has_value()}) {
-  impl_->id = existing ? impl_->store.session(*existing).id : impl_->store.createSession(model, describeConfig(config, target), target);
+                                   std::optional<int64_t> existing)
+    : impl_(new Impl{SessionStore::open(path, !existing), 0, config.target, existing.has_value()}) {
+  impl_->id = existing ? impl_->store.session(*existing).id : impl_->store.createSession(model, describeConfig(config), config.target);
 }
 
 void SessionRecording::compile(Pipeline& p, Stage last) {
@@ -35,25 +32,20 @@ void SessionRecording::compile(Pipeline& p, Stage last) {
   else runAndRecord(p, impl_->store, impl_->id, last);
 }
 
-void SessionRecording::compileBackend(const Pipeline& p, const std::string& target) {
-  for (size_t i = 0; i < p.loops().size(); ++i) {
+void SessionRecording::compileBackend(const Pipeline& p) {
+  const Backend& backend = p.backend();
+  for (size_t i = 0; i < p.modules().size(); ++i) {
     std::string graph = p.graphName(i);
     auto t0 = std::chrono::steady_clock::now();
     auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
     try {
-      if (target == "cuda") {
-        std::string src = generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); }).source;
-        int cc = cudaComputeCapability() ? cudaComputeCapability() : 90;
-        auto m = compileCudaModule(src, cc);
-        impl_->store.writeSources(impl_->id, {{graph, "ptx", m->ptx}});
-        impl_->store.writeCompileLog(impl_->id, {graph, "cuda", true, "NVRTC to PTX for compute capability " + std::to_string(cc), ms()});
-      } else {
-        auto m = compileCpuModule(p.cppModules()[i].source);
-        impl_->store.writeSources(impl_->id, {{graph, "llvm_ir", m->llvmIR}, {graph, "asm", m->assembly()}});
-        impl_->store.writeCompileLog(impl_->id, {graph, "cpu", true, m->fromCache ? "clang/LLVM -O3 (cached)" : "clang/LLVM -O3", ms()});
-      }
+      CompiledModule m = backend.compile(p.modules()[i]);
+      std::vector<StoredSource> sources;
+      for (const CompiledArtifact& a : m.artifacts) sources.push_back({graph, a.kind, a.text});
+      impl_->store.writeSources(impl_->id, sources);
+      impl_->store.writeCompileLog(impl_->id, {graph, backend.name(), true, m.log, ms()});
     } catch (const Error& e) {
-      impl_->store.writeCompileLog(impl_->id, {graph, target, false, e.what(), ms()});
+      impl_->store.writeCompileLog(impl_->id, {graph, backend.name(), false, e.what(), ms()});
       throw;
     }
   }
@@ -67,12 +59,11 @@ const std::string& SessionRecording::path() const { return impl_->store.path(); 
 
 struct SessionRecording::Impl {};
 
-SessionRecording::SessionRecording(const std::string&, const std::string&, const PipelineConfig&, const std::string&,
-                                   std::optional<int64_t>) {
+SessionRecording::SessionRecording(const std::string&, const std::string&, const PipelineConfig&, std::optional<int64_t>) {
   throw Error("--session: this fusebox was built without sessions (install libsqlite3-dev and libgraphviz-dev, then reconfigure)");
 }
 void SessionRecording::compile(Pipeline&, Stage) {}
-void SessionRecording::compileBackend(const Pipeline&, const std::string&) {}
+void SessionRecording::compileBackend(const Pipeline&) {}
 RunHooks SessionRecording::runHooks() { return {}; }
 int64_t SessionRecording::id() const { return 0; }
 const std::string& SessionRecording::path() const {

@@ -16,16 +16,16 @@ class SessionRecording {
 public:
   // Opens (or creates) the session file and starts a new session in it, or, with `existing`,
   // adds to that session (a run of a compile the GUI recorded: no stages are written again).
-  SessionRecording(const std::string& path, const std::string& model, const PipelineConfig& config, const std::string& target,
+  SessionRecording(const std::string& path, const std::string& model, const PipelineConfig& config,
                    std::optional<int64_t> existing = std::nullopt);
   ~SessionRecording();
 
   // Runs the pipeline up to `last`, recording each stage (not when adding to an existing session).
   void compile(Pipeline& p, Stage last = Stage::Codegen);
-  // Compiles the generated code for `target` ("cpu": clang/LLVM; "cuda": NVRTC to PTX), storing
-  // the LLVM IR and assembly or the PTX, and the compile log (also when compiling fails, before
-  // the error propagates).
-  void compileBackend(const Pipeline& p, const std::string& target);
+  // Compiles the configured target's generated code with its backend (cpu: clang/LLVM; cuda:
+  // NVRTC to PTX), storing what the compiler made (LLVM IR and assembly, PTX) and the compile log
+  // (also when compiling fails, before the error propagates).
+  void compileBackend(const Pipeline& p);
   RunHooks runHooks();
   int64_t id() const;
   const std::string& path() const;

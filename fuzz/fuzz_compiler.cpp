@@ -21,11 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     fusebox::Pipeline p(fusebox::parseModel(text, "fuzz\n#include \"/etc/passwd\" */ ??/ \\.fbx"), cfg);
     p.runAll();
-    for (size_t i = 0; i < p.cppModules().size(); ++i) {
-      fusebox::fuzz::checkGeneratedSource(p.cppModules()[i].source, fusebox::cpuPrelude());
-      fusebox::CudaModule cuda =
-          fusebox::generateCuda(p.loops()[i], p.schedules()[i], [&](fusebox::NodeId id) { return p.describeTracedNode(id); });
-      fusebox::fuzz::checkGeneratedSource(cuda.source, fusebox::cudaPrelude());
+    for (size_t i = 0; i < p.modules().size(); ++i) {
+      fusebox::fuzz::checkGeneratedSource(p.modules("cpu")[i].source, fusebox::cpuPrelude());
+      fusebox::fuzz::checkGeneratedSource(p.modules("cuda")[i].source, fusebox::cudaPrelude());
     }
   } catch (const fusebox::Error& e) {
     // A printer's own check of its source (generatedSourceProblem) fails as an internal error.

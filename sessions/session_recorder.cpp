@@ -1,8 +1,9 @@
 #include "sessions/session_recorder.h"
 
-#include "core/codegen/cuda/cuda_codegen.h"
+#include "core/backend/backend.h"
 #include "core/ir/printers.h"
 #include "core/ops/registry.h"
+#include "core/pipeline/stage_table.h"
 #include "core/schedule/schedule_dot.h"
 
 namespace fusebox {
@@ -25,9 +26,9 @@ void addGraph(StageRecord& r, const std::string& stage, const std::string& name,
 
 }  // namespace
 
-std::string describeConfig(const PipelineConfig& c, const std::string& target) {
+std::string describeConfig(const PipelineConfig& c) {
   std::string s = c.train ? "train" : "infer";
-  s += " target=" + target;
+  s += " target=" + c.target;
   if (c.train) s += std::string(" partitioner=") + partitionerName(c.partitioner);
   s += std::string(" fusion=") + (c.schedule.fusion ? "on" : "off");
   for (const auto& [dim, size] : c.trace.dims) s += " " + dim + "=" + std::to_string(size);
@@ -36,30 +37,25 @@ std::string describeConfig(const PipelineConfig& c, const std::string& target) {
 
 StageRecord stageRecord(const Pipeline& p, Stage s) {
   StageRecord r;
-  const std::string stage = stageName(s);
+  const StageDescriptor& d = stageDescriptor(s);
+  const std::string stage = d.name;
   const double ms = stageMs(p, s);
-  switch (s) {
-    case Stage::Trace: addGraph(r, stage, "traced", p.traced(), ms); break;
-    case Stage::Joint: addGraph(r, stage, "joint", p.joint().graph, ms); break;
-    case Stage::Partition:
-      addGraph(r, stage, "forward", p.partition().forward, ms);
-      addGraph(r, stage, "backward", p.partition().backward, ms);
-      r.artifacts.push_back({stage, "report", "text", p.partition().report.str(), ms});
+  switch (d.output) {
+    case StageOutput::Graphs:
+      for (const NamedGraph& g : p.stageGraphs(s)) addGraph(r, stage, g.name, *g.graph, ms);
+      if (s == Stage::Partition) r.artifacts.push_back({stage, "report", "text", p.partition().report.str(), ms});
       break;
-    case Stage::Decompose:
-      for (size_t i = 0; i < p.prims().size(); ++i) addGraph(r, stage, p.graphName(i), p.prims()[i], ms);
-      break;
-    case Stage::Lower:
+    case StageOutput::LoopPrograms:
       for (size_t i = 0; i < p.loops().size(); ++i) r.artifacts.push_back({stage, p.graphName(i), "text", p.loops()[i].str(), ms});
       break;
-    case Stage::Schedule:
+    case StageOutput::Schedules:
       for (size_t i = 0; i < p.schedules().size(); ++i) {
         const Schedule& sc = p.schedules()[i];
         const LoopProgram& lp = p.loops()[i];
         std::string g = p.graphName(i);
         r.artifacts.push_back({stage, g, "text", sc.str(), ms});
         r.artifacts.push_back({stage, g, "dot", printScheduleDot(lp, sc), ms});
-        for (const FusionDecision& d : sc.decisions) r.decisions.push_back({g, d.first, d.second, d.kind, d.fused, d.reason, d.score});
+        for (const FusionDecision& fd : sc.decisions) r.decisions.push_back({g, fd.first, fd.second, fd.kind, fd.fused, fd.reason, fd.score});
         for (const Kernel& k : sc.kernels) {
           StoredKernel sk{g, k.id, k.name, {}, {}, k.bytesRead + k.bytesWritten};
           for (const KernelItem& it : k.items) {
@@ -70,12 +66,12 @@ StageRecord stageRecord(const Pipeline& p, Stage s) {
         }
       }
       break;
-    case Stage::Codegen:
-      for (size_t i = 0; i < p.cppModules().size(); ++i) {
+    case StageOutput::Code:
+      for (size_t i = 0; i < p.modules().size(); ++i) {
         std::string g = p.graphName(i);
-        r.sources.push_back({g, "cpp", p.cppModules()[i].source});
-        r.sources.push_back({g, "cuda", generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); }).source});
-        r.artifacts.push_back({stage, g, "text", std::to_string(p.cppModules()[i].source.size()) + " bytes of C++", ms});
+        for (const Backend* b : backends())  // every target's code, as the code views show it
+          r.sources.push_back({g, b->language(), p.modules(b->name())[i].source});
+        r.artifacts.push_back({stage, g, "text", std::to_string(p.modules()[i].source.size()) + " bytes of " + p.backend().title(), ms});
       }
       break;
   }

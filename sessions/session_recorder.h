@@ -12,7 +12,7 @@
 namespace fusebox {
 
 // "train target=cpu partitioner=mincut fusion=on": a session's config, readable and comparable.
-std::string describeConfig(const PipelineConfig& c, const std::string& target);
+std::string describeConfig(const PipelineConfig& c);
 
 // The rows a finished stage writes.
 StageRecord stageRecord(const Pipeline& p, Stage s);

@@ -6,6 +6,7 @@
 #include <QLineEdit>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace fusebox {
 
@@ -62,6 +63,16 @@ void GraphPane::setGraphs(const std::vector<PaneGraph>& graphs) {
   choice_->blockSignals(false);
   choice_->setEnabled(graphs_.size() > 1);
   show(pick);
+}
+
+void GraphPane::addGraphs(const std::vector<PaneGraph>& graphs) {
+  std::vector<PaneGraph> all = graphs_;
+  for (const PaneGraph& g : graphs) {
+    auto same = std::find_if(all.begin(), all.end(), [&](const PaneGraph& h) { return h.name == g.name; });
+    if (same != all.end()) *same = g;
+    else all.push_back(g);
+  }
+  setGraphs(all);
 }
 
 QString GraphPane::currentGraph() const {

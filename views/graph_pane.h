@@ -24,6 +24,7 @@ class GraphPane : public QWidget {
 public:
   GraphPane(const QString& title, const QString& emptyHint, QWidget* parent = nullptr);
   void setGraphs(const std::vector<PaneGraph>& graphs);  // keeps the current choice when it still exists
+  void addGraphs(const std::vector<PaneGraph>& graphs);  // after the current ones; replaces those of the same name
   void clear();
   GraphView* view() const { return view_; }
   QString currentGraph() const;

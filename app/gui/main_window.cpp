@@ -21,7 +21,9 @@
 #include <QVBoxLayout>
 #include <fstream>
 
+#include "core/backend/backend.h"
 #include "core/frontend/model_loader.h"
+#include "core/pipeline/stage_table.h"
 #include "report/html_report.h"
 #include "report/session_summary.h"
 #include "sessions/session_store.h"
@@ -34,8 +36,18 @@
 namespace fusebox {
 
 namespace {
-const char* kStages[] = {"trace", "joint", "partition", "decompose", "lower", "schedule", "codegen"};
+
+// Whether `s` is the first stage the table draws in its pane: its graphs replace the pane's, a
+// later stage's join them (the forward and backward graphs beside the joint graph).
+bool firstInPane(const QString& stage) {
+  std::optional<Stage> s = parseStage(stage.toStdString());
+  if (!s) return true;
+  for (const StageDescriptor& d : stageTable())
+    if (d.pane == stageDescriptor(*s).pane) return d.stage == *s;
+  return true;
 }
+
+}  // namespace
 
 MainWindow::MainWindow(const QString& sessionPath, QWidget* parent) : QMainWindow(parent), sessionPath_(sessionPath) {
   qRegisterMetaType<CompileRequest>();
@@ -87,7 +99,7 @@ void MainWindow::buildUi() {
   train_->setChecked(true);
   train_->setToolTip("Training step: joint forward/backward graph, partitioned (AOTAutograd)");
   target_ = new QComboBox;
-  target_->addItems({"cpu", "cuda"});
+  for (const Backend* b : backends()) target_->addItem(b->name());
   partitioner_ = new QComboBox;
   partitioner_->addItems({"mincut", "default"});
   fusion_ = new QCheckBox("fusion");
@@ -159,8 +171,8 @@ void MainWindow::buildUi() {
   col->addWidget(hint_);
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel("Pipeline:"));
-  for (const char* s : kStages) {
-    auto* l = new QLabel(s);
+  for (const StageDescriptor& s : stageTable()) {
+    auto* l = new QLabel(s.name);
     l->setAlignment(Qt::AlignCenter);
     l->setMinimumWidth(80);
     stageLabels_.push_back(l);
@@ -171,11 +183,8 @@ void MainWindow::buildUi() {
 
   auto* vsplit = new QSplitter(Qt::Vertical);
   auto* hsplit = new QSplitter(Qt::Horizontal);
-  const char* titles[] = {"Traced", "Joint (AOTAutograd)", "Prims (PrimTorch)", "Fused loop IR (Inductor)"};
-  const char* hints[] = {"Step to trace the model", "Step to build the joint graph\n(training only)", "Step to decompose into prims",
-                         "Step to lower and schedule;\nboxes are fused kernels"};
-  for (int i = 0; i < 4; ++i) {
-    auto* p = new GraphPane(titles[i], hints[i]);
+  for (int i = 0; i < static_cast<int>(graphPanes().size()); ++i) {
+    auto* p = new GraphPane(graphPanes()[i].title, graphPanes()[i].emptyHint);
     panes_.push_back(p);
     hsplit->addWidget(p);
     connect(p, &GraphPane::nodeClicked, this, [this, i](const QString&, const QString& node) { selectNode(i, node); });
@@ -214,7 +223,7 @@ CompileRequest MainWindow::currentRequest() const {
   r.config.train = train_->isChecked();
   r.config.partitioner = partitioner_->currentText() == "default" ? Partitioner::Default : Partitioner::MinCut;
   r.config.schedule.fusion = fusion_->isChecked();
-  r.target = target_->currentText().toStdString();
+  r.config.target = target_->currentText().toStdString();
   r.sessionPath = sessionPath_;
   return r;
 }
@@ -250,7 +259,7 @@ void MainWindow::ensureStarted() {
 }
 
 void MainWindow::stepStage() {
-  if (busy_ || done_.size() == static_cast<int>(std::size(kStages))) return;
+  if (busy_ || done_.size() == static_cast<int>(stageTable().size())) return;
   ensureStarted();
   busy_ = true;
   statusBar()->showMessage(QString("running the %1 stage…").arg(nextStageName()));
@@ -270,8 +279,15 @@ void MainWindow::runAllStages() {
 void MainWindow::onStageDone(const StageResult& r) {
   failedStage_.clear();
   done_ << r.stage;
-  if (!currentRequest().config.train && done_.size() == 1) done_ << "joint" << "partition";  // inference skips them
-  if (r.pane >= 0) panes_[r.pane]->setGraphs(r.graphs);
+  // The stages the config skips (inference: joint, partition) count as done once reached.
+  PipelineConfig config = currentRequest().config;
+  for (const StageDescriptor& d : stageTable())
+    if (!done_.contains(d.name)) {
+      if (d.applies(config)) break;
+      done_ << d.name;
+    }
+  if (r.pane >= 0 && firstInPane(r.stage)) panes_[r.pane]->setGraphs(r.graphs);
+  else if (r.pane >= 0) panes_[r.pane]->addGraphs(r.graphs);
   if (!r.text.isEmpty()) scheduleText_->setPlainText(r.text);
   if (r.peakBytes) peakBytes_ = r.peakBytes;
   for (const CodeTab& t : r.code) code_->setCode(t.title, t.language, t.text, t.kernels);
@@ -298,24 +314,26 @@ void MainWindow::showError(const QString& title, const QString& message) {
 }
 
 QString MainWindow::nextStageName() const {
-  for (const char* s : kStages)
-    if (!done_.contains(s)) return s;
+  for (const StageDescriptor& s : stageTable())
+    if (!done_.contains(s.name)) return s.name;
   return "last";
 }
 
 void MainWindow::refreshPipelineBar() {
+  PipelineConfig config = currentRequest().config;
   for (size_t i = 0; i < stageLabels_.size(); ++i) {
-    bool done = done_.contains(kStages[i]);
-    bool skipped = done && !currentRequest().config.train && (i == 1 || i == 2);
-    bool failed = !done && failedStage_ == kStages[i];
+    const StageDescriptor& stage = stageTable()[i];
+    bool done = done_.contains(stage.name);
+    bool skipped = done && !stage.applies(config);
+    bool failed = !done && failedStage_ == stage.name;
     stageLabels_[i]->setStyleSheet(QString("QLabel { border-radius: 4px; padding: 3px; background: %1; color: %2; }")
                                        .arg(failed ? "#c62828" : skipped ? "#e6e6e6" : done ? "#2e7d32" : "#f1f1f1",
                                             (done && !skipped) || failed ? "white" : "#555"));
     stageLabels_[i]->setToolTip(failed ? "failed: " + lastError_ : skipped ? "skipped (inference)" : done ? "done" : "not run yet");
   }
-  bool all = done_.size() >= static_cast<int>(std::size(kStages));
+  bool all = done_.size() >= static_cast<int>(stageTable().size());
   if (busy_) {
-    progress_->setRange(0, static_cast<int>(std::size(kStages)));
+    progress_->setRange(0, static_cast<int>(stageTable().size()));
     progress_->setValue(static_cast<int>(done_.size()));
     progress_->setFormat("%v of %m stages");
   } else if (running()) {
@@ -346,7 +364,7 @@ void MainWindow::selectNode(int pane, const QString& node) {
 void MainWindow::startProfileRun(int iterations) {
   if (running() || !session_) return;
   CompileRequest r = currentRequest();
-  QStringList args{"run", QString::fromStdString(r.model), "--target", QString::fromStdString(r.target), "--iters",
+  QStringList args{"run", QString::fromStdString(r.model), "--target", QString::fromStdString(r.config.target), "--iters",
                    QString::number(iterations), "--session", sessionPath_, "--session-id", QString::number(session_),
                    "--partitioner", partitioner_->currentText()};
   if (r.config.train) args << "--train";

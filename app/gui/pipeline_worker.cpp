@@ -1,9 +1,8 @@
 #include "app/gui/pipeline_worker.h"
 
-#include "core/codegen/cuda/cuda_codegen.h"
+#include "core/backend/backend.h"
 #include "core/frontend/model_loader.h"
-#include "core/ir/printers.h"
-#include "core/ops/registry.h"
+#include "core/pipeline/stage_table.h"
 #include "report/graph_layout.h"
 #include "sessions/session_recorder.h"
 #include "sessions/session_store.h"
@@ -27,17 +26,16 @@ GraphLayout cachedLayout(SessionStore& store, const std::string& dot) {
   return l;
 }
 
-// The dot text of `graph` in the stage's record (what the session stored), or the graph printed
-// when the record does not hold it (the joint graph shown again beside the partition).
-std::string dotOf(const StageRecord& r, const std::string& graph, const Graph& g) {
+// The dot text of `graph` in the stage's record (what the session stored).
+std::string dotOf(const StageRecord& r, const std::string& graph) {
   for (const StageArtifact& a : r.artifacts)
     if (a.graph == graph && a.format == "dot") return a.body;
-  return printDot(g, DotOptions{opKindColor, true});
+  throw Error("the stage record holds no dot text of the " + graph + " graph");
 }
 
 // A graph of stages 1-3 laid out, with each node's traced origins (a traced node is its own).
 PaneGraph paneOf(SessionStore& store, const StageRecord& r, const std::string& name, const Graph& g, bool traced) {
-  PaneGraph pg{QString::fromStdString(name), cachedLayout(store, dotOf(r, name, g)), {}};
+  PaneGraph pg{QString::fromStdString(name), cachedLayout(store, dotOf(r, name)), {}};
   for (const Node& n : g.nodes()) {
     std::vector<int64_t> o(n.provenance.begin(), n.provenance.end());
     if (traced || o.empty()) o.push_back(n.id);
@@ -48,10 +46,7 @@ PaneGraph paneOf(SessionStore& store, const StageRecord& r, const std::string& n
 
 // A scheduled loop program laid out from the schedule stage's record (its dot has a cluster per kernel).
 PaneGraph paneOf(SessionStore& store, const StageRecord& r, const std::string& name, const LoopProgram& lp) {
-  std::string dot;
-  for (const StageArtifact& a : r.artifacts)
-    if (a.graph == name && a.format == "dot") dot = a.body;
-  PaneGraph pg{QString::fromStdString(name), cachedLayout(store, dot), {}};
+  PaneGraph pg{QString::fromStdString(name), cachedLayout(store, dotOf(r, name)), {}};
   for (const LoopNode& n : lp.nodes) pg.origins["l" + std::to_string(n.id)] = std::vector<int64_t>(n.provenance.begin(), n.provenance.end());
   return pg;
 }
@@ -67,7 +62,7 @@ void PipelineWorker::start(const CompileRequest& r) {
   try {
     pipeline_ = std::make_unique<Pipeline>(loadModel(r.model), r.config);
     store_ = std::make_unique<SessionStore>(SessionStore::open(r.sessionPath.toStdString()));
-    session_ = store_->createSession(r.model, describeConfig(r.config, r.target), r.target);
+    session_ = store_->createSession(r.model, describeConfig(r.config), r.config.target);
     emit sessionStarted(session_, r.sessionPath);
   } catch (const std::exception& e) {
     pipeline_.reset();
@@ -103,53 +98,35 @@ bool PipelineWorker::stepOnce() {
 
 StageResult PipelineWorker::describe(Stage s, const StageRecord& rec) {
   const Pipeline& p = *pipeline_;
+  const StageDescriptor& d = stageDescriptor(s);
   StageResult r;
-  r.stage = stageName(s);
+  r.stage = d.name;
+  r.pane = d.pane;
   for (const StageTiming& t : p.timings())
     if (t.stage == s) r.ms = t.ms;
-  switch (s) {
-    case Stage::Trace:
-      r.pane = 0;
-      r.graphs.push_back(paneOf(*store_, rec, "traced", p.traced(), true));
+  switch (d.output) {
+    case StageOutput::Graphs:
+      for (const NamedGraph& g : p.stageGraphs(s)) r.graphs.push_back(paneOf(*store_, rec, g.name, *g.graph, s == Stage::Trace));
       break;
-    case Stage::Joint:
-      r.pane = 1;
-      r.graphs.push_back(paneOf(*store_, rec, "joint", p.joint().graph, false));
-      break;
-    case Stage::Partition:
-      r.pane = 1;
-      r.graphs.push_back(paneOf(*store_, rec, "joint", p.joint().graph, false));
-      r.graphs.push_back(paneOf(*store_, rec, "forward", p.partition().forward, false));
-      r.graphs.push_back(paneOf(*store_, rec, "backward", p.partition().backward, false));
-      break;
-    case Stage::Decompose:
-      r.pane = 2;
-      for (size_t i = 0; i < p.prims().size(); ++i) r.graphs.push_back(paneOf(*store_, rec, p.graphName(i), p.prims()[i], false));
-      break;
-    case Stage::Lower:
+    case StageOutput::LoopPrograms:
       for (const StageArtifact& a : rec.artifacts) r.text += QString::fromStdString(a.body);  // the loop programs
       break;
-    case Stage::Schedule:
-      r.pane = 3;
+    case StageOutput::Schedules:
       for (size_t i = 0; i < p.schedules().size(); ++i) {
         r.graphs.push_back(paneOf(*store_, rec, p.graphName(i), p.loops()[i]));
         r.peakBytes += p.schedules()[i].memory.peakIntermediateBytes;
         r.text += QString::fromStdString(p.loops()[i].name + ":\n" + p.schedules()[i].str());
       }
       break;
-    case Stage::Codegen:
-      for (size_t i = 0; i < p.cppModules().size(); ++i) {
-        QString g = QString::fromStdString(p.graphName(i));
-        CodeTab cpp{"C++ " + g, "cpp", QString::fromStdString(p.cppModules()[i].source), {}};
-        for (const GeneratedKernel& k : p.cppModules()[i].kernels)
-          cpp.kernels.push_back({QString::fromStdString(k.name), k.firstLine, k.lastLine, {k.provenance.begin(), k.provenance.end()}});
-        CudaModule cm = generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); });
-        CodeTab cuda{"CUDA " + g, "cuda", QString::fromStdString(cm.source), {}};
-        for (const CudaLaunch& l : cm.launches)
-          cuda.kernels.push_back({QString::fromStdString(l.name), l.firstLine, l.lastLine, {l.provenance.begin(), l.provenance.end()}});
-        r.code.push_back(std::move(cpp));
-        r.code.push_back(std::move(cuda));
-      }
+    case StageOutput::Code:
+      for (size_t i = 0; i < p.modules().size(); ++i)
+        for (const Backend* b : backends()) {  // every target's code, "C++ forward", "CUDA forward", ...
+          const GeneratedModule& m = p.modules(b->name())[i];
+          CodeTab tab{QString(b->title()) + " " + QString::fromStdString(p.graphName(i)), b->language(), QString::fromStdString(m.source), {}};
+          for (const KernelLines& k : m.kernels)
+            tab.kernels.push_back({QString::fromStdString(k.name), k.firstLine, k.lastLine, {k.provenance.begin(), k.provenance.end()}});
+          r.code.push_back(std::move(tab));
+        }
       break;
   }
   return r;

@@ -19,8 +19,7 @@ struct StageRecord;
 
 struct CompileRequest {
   std::string model;  // built-in name or .fbx path
-  PipelineConfig config;
-  std::string target = "cpu";
+  PipelineConfig config;  // with the target the run compiles for
   QString sessionPath;
 };
 

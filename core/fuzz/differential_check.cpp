@@ -9,7 +9,6 @@
 #include <string_view>
 
 #include "core/codegen/cpu/jit_compiler.h"
-#include "core/codegen/cuda/cuda_codegen.h"
 #include "core/codegen/cuda/nvrtc_compiler.h"
 #include "core/frontend/fbx_parser.h"
 #include "core/interp/interpreter.h"
@@ -167,7 +166,7 @@ FuzzOutcome compareRun(const Pipeline& p, const RunReport& r, uint64_t seed) {
 
 FuzzOutcome checkTarget(const Pipeline& p, const CheckConfig& c, uint64_t seed) {
   if (c.target == FuzzTarget::Cpu) {
-    for (const CppModule& m : p.cppModules()) {
+    for (const GeneratedModule& m : p.modules()) {
       try {
         compileCpuModule(m.source);  // cached by source: runOnCpu finds it compiled
       } catch (const std::exception& e) {
@@ -180,15 +179,8 @@ FuzzOutcome checkTarget(const Pipeline& p, const CheckConfig& c, uint64_t seed) 
       return outcome(OutcomeKind::Exception, e.what(), "run");
     }
   }
-  std::vector<CudaModule> modules;
-  try {
-    for (size_t i = 0; i < p.loops().size(); ++i)
-      modules.push_back(generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); }));
-  } catch (const std::exception& e) {
-    return outcome(OutcomeKind::Exception, e.what(), "cuda codegen");
-  }
   int cc = c.target == FuzzTarget::Cuda ? cudaComputeCapability() : 90;
-  for (const CudaModule& m : modules) {
+  for (const GeneratedModule& m : p.modules()) {
     try {
       compileCudaModule(m.source, cc);
     } catch (const std::exception& e) {
@@ -218,15 +210,14 @@ FuzzOutcome checkProgram(const std::string& program, const CheckConfig& config, 
     pc.partitioner = config.partitioner;
     pc.schedule.fusion = config.fusion;
     pc.joint.allFloatInputs = config.train;  // gradients of the inputs too
+    pc.target = config.target == FuzzTarget::Cpu ? "cpu" : "cuda";  // ptx: the CUDA backend's code, compiled only
     Pipeline p(std::move(*model), pc);
     try {
       p.runUntil(Stage::Trace);
     } catch (const std::exception& e) {
       return outcome(OutcomeKind::Invalid, e.what(), "trace");
     }
-    Stage last = config.target == FuzzTarget::Cpu ? Stage::Codegen : Stage::Schedule;
     while (std::optional<Stage> s = p.nextStage()) {
-      if (static_cast<int>(*s) > static_cast<int>(last)) break;
       try {
         p.step();
       } catch (const std::exception& e) {

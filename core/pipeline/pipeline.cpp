@@ -2,33 +2,18 @@
 
 #include <chrono>
 
+#include "core/backend/backend.h"
 #include "core/decompose/decompose.h"
 #include "core/loopir/lower.h"
+#include "core/pipeline/stage_table.h"
 
 namespace fusebox {
 
-const char* stageName(Stage s) {
-  switch (s) {
-    case Stage::Trace: return "trace";
-    case Stage::Joint: return "joint";
-    case Stage::Partition: return "partition";
-    case Stage::Decompose: return "decompose";
-    case Stage::Lower: return "lower";
-    case Stage::Schedule: return "schedule";
-    case Stage::Codegen: return "codegen";
-  }
-  return "?";
+Pipeline::Pipeline(ModelDef model, PipelineConfig config) : model_(std::move(model)), config_(std::move(config)) {
+  findBackend(config_.target);  // an unknown target is an error now, not after the other stages
 }
 
-std::optional<Stage> parseStage(const std::string& name) {
-  for (int i = 0; i < kNumStages; ++i)
-    if (name == stageName(static_cast<Stage>(i))) return static_cast<Stage>(i);
-  return std::nullopt;
-}
-
-Pipeline::Pipeline(ModelDef model, PipelineConfig config) : model_(std::move(model)), config_(std::move(config)) {}
-
-bool Pipeline::applies(Stage s) const { return config_.train || (s != Stage::Joint && s != Stage::Partition); }
+bool Pipeline::applies(Stage s) const { return stageDescriptor(s).applies(config_); }
 
 bool Pipeline::done(Stage s) const {
   switch (s) {
@@ -78,8 +63,7 @@ bool Pipeline::step() {
       scheduled_ = true;
       break;
     case Stage::Codegen:
-      for (size_t i = 0; i < loops_.size(); ++i)
-        cpp_.push_back(generateCpp(loops_[i], schedules_[i], [this](NodeId id) { return describeTracedNode(id); }));
+      modules_[config_.target] = generate(backend());
       generated_ = true;
       break;
   }
@@ -125,10 +109,42 @@ const std::vector<Schedule>& Pipeline::schedules() const {
   require(scheduled_, "schedule");
   return schedules_;
 }
-const std::vector<CppModule>& Pipeline::cppModules() const {
-  require(generated_, "codegen");
-  return cpp_;
+std::vector<GeneratedModule> Pipeline::generate(const Backend& b) const {
+  std::vector<GeneratedModule> out;
+  for (size_t i = 0; i < loops_.size(); ++i)
+    out.push_back(b.generate(loops_[i], schedules_[i], [this](NodeId id) { return describeTracedNode(id); }));
+  return out;
 }
+
+const std::vector<GeneratedModule>& Pipeline::modules(const std::string& target) const {
+  require(generated_, "codegen");
+  const Backend& b = findBackend(target.empty() ? config_.target : target);
+  auto it = modules_.find(b.name());
+  if (it == modules_.end()) it = modules_.emplace(b.name(), generate(b)).first;
+  return it->second;
+}
+
+const Backend& Pipeline::backend() const { return findBackend(config_.target); }
+
+std::vector<NamedGraph> Pipeline::stageGraphs(Stage s) const {
+  std::vector<const Graph*> graphs;
+  switch (s) {
+    case Stage::Trace: graphs = {&traced()}; break;
+    case Stage::Joint: graphs = {&joint().graph}; break;
+    case Stage::Partition: graphs = {&partition().forward, &partition().backward}; break;
+    case Stage::Decompose:
+      for (const Graph& g : prims()) graphs.push_back(&g);
+      break;
+    default: throw Error(std::string("pipeline: the ") + stageName(s) + " stage produces no IR graphs");
+  }
+  std::vector<std::string> names = stageDescriptor(s).graphs(config_);
+  if (names.size() != graphs.size()) throw Error(std::string("pipeline: the stage table names the wrong number of ") + stageName(s) + " graphs");
+  std::vector<NamedGraph> out;
+  for (size_t i = 0; i < graphs.size(); ++i) out.push_back({names[i], graphs[i]});
+  return out;
+}
+
+std::string Pipeline::graphName(size_t i) const { return primGraphNames(config_).at(i); }
 
 std::string Pipeline::describeTracedNode(NodeId id) const {
   if (!traced_ || !traced_->hasNode(id)) return "n" + std::to_string(id);

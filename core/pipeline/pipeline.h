@@ -3,13 +3,14 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/autograd/joint_graph.h"
 #include "core/autograd/partition.h"
-#include "core/codegen/cpu/cpp_codegen.h"
+#include "core/codegen/generated_module.h"
 #include "core/frontend/model.h"
 #include "core/loopir/loop_ir.h"
 #include "core/schedule/schedule.h"
@@ -17,17 +18,27 @@
 
 namespace fusebox {
 
+class Backend;
+
+// The key of the stage table (core/pipeline/stage_table.h), which says what each stage is.
 enum class Stage { Trace, Joint, Partition, Decompose, Lower, Schedule, Codegen };
 constexpr int kNumStages = 7;
-const char* stageName(Stage s);
-std::optional<Stage> parseStage(const std::string& name);
+const char* stageName(Stage s);                            // the table's name: "trace", ...
+std::optional<Stage> parseStage(const std::string& name);  // nullopt for a name not in the table
 
 struct PipelineConfig {
+  std::string target = "cpu";  // the backend (core/backend) that compiles and runs the generated code
   TraceOptions trace;
   bool train = false;  // inference skips the joint and partition stages
   JointOptions joint;
   Partitioner partitioner = Partitioner::MinCut;
   ScheduleConfig schedule;
+};
+
+// A graph a stage produced, under the name the stage table gives it ("traced", "forward", ...).
+struct NamedGraph {
+  std::string name;
+  const Graph* graph;
 };
 
 struct StageTiming {
@@ -56,9 +67,17 @@ public:
   // One loop program and one schedule per prim graph.
   const std::vector<LoopProgram>& loops() const;
   const std::vector<Schedule>& schedules() const;
-  const std::vector<CppModule>& cppModules() const;
+  // The generated modules of `target` (a backend's name; the configured target's when empty), one
+  // per prim graph. The codegen stage generates the configured target's; another target's (the
+  // code views and sessions show every target) are generated from the same schedules when first
+  // asked for, and kept. Like step(), not thread-safe.
+  const std::vector<GeneratedModule>& modules(const std::string& target = {}) const;
+  // The configured target's backend (core/backend), which compiles and runs modules().
+  const Backend& backend() const;
+  // The IR graphs a finished stage of StageOutput::Graphs produced, named as the stage table says.
+  std::vector<NamedGraph> stageGraphs(Stage s) const;
   // The name of prim graph / loop program / schedule i: "inference", or "forward" and "backward".
-  std::string graphName(size_t i) const { return !config_.train ? "inference" : i == 0 ? "forward" : "backward"; }
+  std::string graphName(size_t i) const;
   // "linear @mlp.fbx:6:14": how generated code names a traced node.
   std::string describeTracedNode(NodeId id) const;
   const std::vector<StageTiming>& timings() const { return timings_; }
@@ -67,6 +86,7 @@ public:
 
 private:
   bool applies(Stage s) const;
+  std::vector<GeneratedModule> generate(const Backend& b) const;
 
   ModelDef model_;
   PipelineConfig config_;
@@ -79,7 +99,7 @@ private:
   bool lowered_ = false;
   std::vector<Schedule> schedules_;
   bool scheduled_ = false;
-  std::vector<CppModule> cpp_;
+  mutable std::map<std::string, std::vector<GeneratedModule>> modules_;  // by target
   bool generated_ = false;
   std::vector<StageTiming> timings_;
   std::function<void(Stage)> observer_;

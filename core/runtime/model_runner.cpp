@@ -134,15 +134,16 @@ RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads
   RunReport report;
   ThreadPool pool(threads);
   std::vector<std::unique_ptr<CpuExecutable>> exes;
-  for (size_t i = 0; i < p.cppModules().size(); ++i) {
-    auto compiled = compileCpuModule(p.cppModules()[i].source);
+  const std::vector<GeneratedModule>& modules = p.modules("cpu");
+  for (size_t i = 0; i < modules.size(); ++i) {
+    auto compiled = compileCpuModule(modules[i].source);
     report.compileMs += compiled->compileMs;
     report.fromCache = compiled->fromCache;
     if (hooks.compiled) {
       hooks.compiled(p.graphName(i), "llvm_ir", compiled->llvmIR);
       hooks.compiled(p.graphName(i), "asm", compiled->assembly());
     }
-    exes.push_back(std::make_unique<CpuExecutable>(p.loops()[i], p.schedules()[i], p.cppModules()[i], compiled, pool));
+    exes.push_back(std::make_unique<CpuExecutable>(p.loops()[i], p.schedules()[i], modules[i].as<CppModule>(), compiled, pool));
     report.peakIntermediateBytes += p.schedules()[i].memory.peakIntermediateBytes;
   }
   measureAndCheck(p, exes, iters, seed, check, report, hooks);
@@ -154,16 +155,14 @@ RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check, con
   if (!cudaDeviceAvailable(&why)) throw Error("--target cuda: " + why + " (the CUDA code is still generated and compiled: `fusebox dump MODEL --stage cuda`)");
   RunReport report;
   int cc = cudaComputeCapability();
-  std::vector<CudaModule> modules;
   std::vector<std::unique_ptr<CudaExecutable>> exes;
-  modules.reserve(p.loops().size());
-  for (size_t i = 0; i < p.loops().size(); ++i) {
-    modules.push_back(generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); }));
-    auto compiled = compileCudaModule(modules.back().source, cc);
+  const std::vector<GeneratedModule>& modules = p.modules("cuda");
+  for (size_t i = 0; i < modules.size(); ++i) {
+    auto compiled = compileCudaModule(modules[i].source, cc);
     report.compileMs += compiled->compileMs;
     report.fromCache = compiled->fromCache;
     if (hooks.compiled) hooks.compiled(p.graphName(i), "ptx", compiled->ptx);
-    exes.push_back(std::make_unique<CudaExecutable>(p.loops()[i], p.schedules()[i], modules.back(), compiled));
+    exes.push_back(std::make_unique<CudaExecutable>(p.loops()[i], p.schedules()[i], modules[i].as<CudaModule>(), compiled));
     report.peakIntermediateBytes += p.schedules()[i].memory.peakIntermediateBytes;
   }
   measureAndCheck(p, exes, iters, seed, check, report, hooks);

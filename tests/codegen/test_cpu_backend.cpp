@@ -2,6 +2,7 @@
 // inference and training, computes what the interpreter computes.
 #include <gtest/gtest.h>
 
+#include "core/codegen/cpu/cpp_codegen.h"
 #include "core/codegen/cpu/jit_compiler.h"
 #include "core/frontend/fbx_parser.h"
 #include "core/frontend/model_loader.h"
@@ -78,8 +79,8 @@ TEST(CpuJit, KeepsIrAndAssemblyAndCachesBySource) {
   if (!cpuJitAvailable()) GTEST_SKIP() << "built without LLVM";
   Pipeline p(loadModel("layernorm_gelu"), {});
   p.runAll();
-  auto a = compileCpuModule(p.cppModules()[0].source);
-  auto b = compileCpuModule(p.cppModules()[0].source);
+  auto a = compileCpuModule(p.modules()[0].source);
+  auto b = compileCpuModule(p.modules()[0].source);
   EXPECT_TRUE(b->fromCache);
   EXPECT_EQ(a->entry, b->entry);
   EXPECT_NE(a->llvmIR.find("define"), std::string::npos);
@@ -98,7 +99,7 @@ TEST(CpuJit, CompileErrorsNameTheGeneratedLine) {
 TEST(CpuCodegen, SourceNamesNodesAndOrigins) {
   Pipeline p(loadModel("layernorm_gelu"), {});
   p.runUntil(Stage::Codegen);
-  const CppModule& m = p.cppModules()[0];
+  const CppModule& m = p.modules()[0].as<CppModule>();
   EXPECT_NE(m.source.find("extern \"C\" void kernel0("), std::string::npos);
   EXPECT_NE(m.source.find("from layer_norm @<builtin>/layernorm_gelu.fbx:6:9"), std::string::npos);
   EXPECT_NE(m.source.find("b_x[k + 1024*m]"), std::string::npos);  // a readable index

@@ -177,10 +177,9 @@ TEST(SourceSafety, HostileNamesNeverReachGeneratedCode) {
     cfg.train = train;
     Pipeline p(loadModel(path), cfg);
     p.runAll();
-    for (size_t i = 0; i < p.cppModules().size(); ++i) {
-      expectNoModelTextOutsideComments(p.cppModules()[i].source, "C++ " + p.graphName(i));
-      CudaModule cuda = generateCuda(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); });
-      expectNoModelTextOutsideComments(cuda.source, "CUDA " + p.graphName(i));
+    for (size_t i = 0; i < p.modules().size(); ++i) {
+      expectNoModelTextOutsideComments(p.modules("cpu")[i].source, "C++ " + p.graphName(i));
+      expectNoModelTextOutsideComments(p.modules("cuda")[i].source, "CUDA " + p.graphName(i));
     }
     if (!cpuJitAvailable()) continue;
     test::expectCpuMatchesInterpreter(p, 1, 3, 1, train ? "train" : "infer");
@@ -304,7 +303,7 @@ TEST(GuardedReads, CatReadsEachInputOnlyWhereItIsChosen) {
     cfg.train = train;
     Pipeline p(parseModel(src, "cat.fbx"), cfg);
     p.runAll();
-    EXPECT_NE(p.cppModules()[0].source.find("} else {"), std::string::npos) << "cat's inputs are read unconditionally";
+    EXPECT_NE(p.modules()[0].source.find("} else {"), std::string::npos) << "cat's inputs are read unconditionally";
     test::expectCpuMatchesInterpreter(p, 2, 3, 2, train ? "train" : "infer");
   }
 }

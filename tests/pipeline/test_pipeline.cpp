@@ -1,7 +1,14 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "core/backend/backend.h"
+#include "core/codegen/cpu/cpp_codegen.h"
+#include "core/codegen/cuda/cuda_codegen.h"
 #include "core/frontend/model_loader.h"
 #include "core/pipeline/pipeline.h"
+#include "core/pipeline/stage_table.h"
+#include "test_util.h"
 
 using namespace fusebox;
 
@@ -27,7 +34,7 @@ TEST(Pipeline, StepsThroughTrainingStagesInOrder) {
   EXPECT_EQ(p.timings()[3].stage, Stage::Decompose);
   EXPECT_EQ(p.loops().size(), 2u);
   EXPECT_EQ(p.schedules().size(), 2u);
-  EXPECT_EQ(p.cppModules().size(), 2u);
+  EXPECT_EQ(p.modules().size(), 2u);
 }
 
 TEST(Pipeline, InferenceSkipsAutograd) {
@@ -51,4 +58,103 @@ TEST(Pipeline, RunUntilStopsAtTheStage) {
   p.runUntil(Stage::Partition);
   EXPECT_EQ(p.partition().report.partitioner, Partitioner::Default);
   EXPECT_EQ(p.partition().report.recomputedOps, 0u);
+}
+
+// The stage table is keyed by Stage, in pipeline order, and says which stages a config runs.
+TEST(StageTable, RowsInStageOrderAndWhichApply) {
+  ASSERT_EQ(stageTable().size(), static_cast<size_t>(kNumStages));
+  std::set<std::string> names;
+  for (int i = 0; i < kNumStages; ++i) {
+    const StageDescriptor& d = stageTable()[static_cast<size_t>(i)];
+    EXPECT_EQ(d.stage, static_cast<Stage>(i));
+    EXPECT_EQ(parseStage(d.name), d.stage);
+    EXPECT_TRUE(names.insert(d.name).second) << d.name;
+    EXPECT_LT(d.pane, static_cast<int>(graphPanes().size())) << d.name;
+  }
+  PipelineConfig infer, train;
+  train.train = true;
+  std::vector<std::string> inferStages, trainStages;
+  for (const StageDescriptor& d : stageTable()) {
+    if (d.applies(infer)) inferStages.push_back(d.name);
+    if (d.applies(train)) trainStages.push_back(d.name);
+  }
+  EXPECT_EQ(inferStages, (std::vector<std::string>{"trace", "decompose", "lower", "schedule", "codegen"}));
+  EXPECT_EQ(trainStages.size(), 7u);
+  EXPECT_EQ(stageDescriptor(Stage::Partition).graphs(train), (std::vector<std::string>{"forward", "backward"}));
+  EXPECT_EQ(stageDescriptor(Stage::Codegen).graphs(infer), (std::vector<std::string>{"inference"}));
+  EXPECT_EQ(stageDescriptor(Stage::Joint).pane, stageDescriptor(Stage::Partition).pane);  // one autograd pane
+  EXPECT_EQ(stageDescriptor(Stage::Lower).pane, -1);
+}
+
+// What the pipeline ran matches the table: the stages that apply, and the graphs named as it says.
+TEST(StageTable, PipelineProducesTheGraphsTheTableNames) {
+  for (bool train : {false, true}) {
+    PipelineConfig cfg;
+    cfg.train = train;
+    Pipeline p(loadModel("mlp"), cfg);
+    p.runAll();
+    std::vector<Stage> ran;
+    for (const StageTiming& t : p.timings()) ran.push_back(t.stage);
+    std::vector<Stage> want;
+    for (const StageDescriptor& d : stageTable())
+      if (d.applies(cfg)) want.push_back(d.stage);
+    EXPECT_EQ(ran, want);
+    for (const StageDescriptor& d : stageTable()) {
+      if (!d.applies(cfg) || d.output != StageOutput::Graphs) continue;
+      std::vector<std::string> names;
+      for (const NamedGraph& g : p.stageGraphs(d.stage)) names.push_back(g.name);
+      EXPECT_EQ(names, d.graphs(cfg)) << d.name;
+    }
+    for (size_t i = 0; i < p.prims().size(); ++i) EXPECT_EQ(p.graphName(i), primGraphNames(cfg).at(i));
+    EXPECT_THROW(p.stageGraphs(Stage::Lower), Error);
+  }
+}
+
+// One table of backends: every target by name, an unknown one is an error naming the known ones.
+TEST(Backends, TableFindsEveryTargetAndRefusesOthers) {
+  std::vector<std::string> names;
+  for (const Backend* b : backends()) {
+    names.push_back(b->name());
+    EXPECT_EQ(&findBackend(b->name()), b);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"cpu", "cuda"}));
+  EXPECT_EQ(names.front(), PipelineConfig{}.target);  // the default target is the first row
+  EXPECT_EQ(backendNames(), "cpu or cuda");
+  test::expectThrowContaining<Error>([] { findBackend("tpu"); }, "unknown target 'tpu' (available: cpu, cuda)");
+  PipelineConfig cfg;
+  cfg.target = "tpu";
+  test::expectThrowContaining<Error>([&] { Pipeline p(loadModel("mlp"), cfg); }, "unknown target 'tpu'");
+}
+
+// The codegen stage makes the configured target's modules (one per prim graph); another target's
+// come from the same schedules when asked for, once, and equal what its printer makes.
+TEST(Backends, CodegenProducesTheConfiguredTargetsModules) {
+  for (const char* target : {"cpu", "cuda"}) {
+    PipelineConfig cfg;
+    cfg.train = true;
+    cfg.target = target;
+    Pipeline p(loadModel("mlp"), cfg);
+    EXPECT_THROW(p.modules(), Error);  // not generated yet
+    p.runAll();
+    ASSERT_EQ(p.modules().size(), 2u);
+    EXPECT_EQ(&p.backend(), &findBackend(target));
+    for (const GeneratedModule& m : p.modules()) EXPECT_EQ(m.target, target);
+    for (const Backend* b : backends()) {
+      const std::vector<GeneratedModule>& mods = p.modules(b->name());
+      EXPECT_EQ(&mods, &p.modules(b->name()));  // kept, not generated again
+      for (size_t i = 0; i < mods.size(); ++i) {
+        GeneratedModule fresh = b->generate(p.loops()[i], p.schedules()[i], [&](NodeId id) { return p.describeTracedNode(id); });
+        EXPECT_EQ(mods[i].source, fresh.source) << b->name() << " " << p.graphName(i);
+        ASSERT_EQ(mods[i].kernels.size(), fresh.kernels.size());
+        ASSERT_FALSE(mods[i].kernels.empty());
+        for (const KernelLines& k : mods[i].kernels) {
+          EXPECT_LE(k.firstLine, k.lastLine) << k.name;
+          EXPECT_LT(k.kernel, static_cast<int>(p.schedules()[i].kernels.size())) << k.name;
+        }
+      }
+    }
+    EXPECT_EQ(p.modules("cpu")[0].as<CppModule>().source, p.modules("cpu")[0].source);
+    EXPECT_EQ(p.modules("cuda")[0].as<CudaModule>().source, p.modules("cuda")[0].source);
+    EXPECT_THROW(p.modules("cuda")[0].as<CppModule>(), Error);
+  }
 }

@@ -61,7 +61,7 @@ Recorded recordBoth() {
     cfg.train = true;
     cfg.schedule.fusion = i == 0;
     Pipeline p(loadModel("mlp"), cfg);
-    ids[i] = store.createSession("mlp", describeConfig(cfg, "cpu"), "cpu");
+    ids[i] = store.createSession("mlp", describeConfig(cfg), cfg.target);
     runAndRecord(p, store, ids[i]);
     if (cpuJitAvailable()) runOnCpu(p, 3, 1, 1, false, recordingHooks(store, ids[i], store.beginRun(ids[i]), "cpu"));
   }

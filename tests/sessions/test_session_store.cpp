@@ -50,7 +50,7 @@ Pipeline mlpTraining() {
   return Pipeline(loadModel("mlp"), c);
 }
 int64_t record(SessionStore& s, Pipeline& p) {
-  int64_t id = s.createSession("mlp", describeConfig(p.config(), "cpu"), "cpu");
+  int64_t id = s.createSession("mlp", describeConfig(p.config()), p.config().target);
   runAndRecord(p, s, id);
   return id;
 }
