@@ -1,7 +1,10 @@
 #include "sessions/session_recorder.h"
 
+#include <set>
+
 #include "core/backend/backend.h"
 #include "core/ir/printers.h"
+#include "core/ops/extern_prims.h"
 #include "core/ops/registry.h"
 #include "core/pipeline/stage_table.h"
 #include "core/schedule/schedule_dot.h"
@@ -10,17 +13,45 @@ namespace fusebox {
 
 namespace {
 
-
 double stageMs(const Pipeline& p, Stage s) {
   for (const StageTiming& t : p.timings())
     if (t.stage == s) return t.ms;
   return 0;
 }
 
-void addGraph(StageRecord& r, const std::string& stage, const std::string& name, const Graph& g, double ms) {
+// A graph's artifacts, and each node under its dot name ("n12", as printDot names it) with its
+// traced origins: its provenance, and itself in the traced graph.
+void addGraph(StageRecord& r, const std::string& stage, const std::string& name, const Graph& g, bool traced, double ms) {
   r.artifacts.push_back({stage, name, "json", printJson(g), ms});
   r.artifacts.push_back({stage, name, "text", printText(g), ms});
   r.artifacts.push_back({stage, name, "dot", printDot(g, DotOptions{opKindColor, true}), ms});
+  for (const Node& n : g.nodes()) {
+    std::set<int64_t> origins(n.provenance.begin(), n.provenance.end());
+    if (traced || origins.empty()) origins.insert(n.id);
+    r.nodes.push_back({stage, name, "n" + std::to_string(n.id), {origins.begin(), origins.end()}, n.scope});
+  }
+}
+
+// A schedule's rows: its text and dot (a cluster per kernel, loop nodes named "l3" as
+// printScheduleDot names them), decisions, kernels with their ops, and summary.
+void addSchedule(StageRecord& r, const std::string& stage, const std::string& g, const LoopProgram& lp, const Schedule& sc, double ms) {
+  r.artifacts.push_back({stage, g, "text", sc.str(), ms});
+  r.artifacts.push_back({stage, g, "dot", printScheduleDot(lp, sc), ms});
+  for (const LoopNode& n : lp.nodes)
+    r.nodes.push_back({stage, g, "l" + std::to_string(n.id), {n.provenance.begin(), n.provenance.end()}, n.scope});
+  for (const FusionDecision& fd : sc.decisions) r.decisions.push_back({g, fd.first, fd.second, fd.kind, fd.fused, fd.reason, fd.score});
+  for (const Kernel& k : sc.kernels) {
+    StoredKernel sk{g, k.id, k.name, {}, {}, k.bytesRead + k.bytesWritten, {}};
+    for (const KernelItem& it : k.items) {
+      const LoopNode& n = lp.nodes[it.node];
+      sk.nodes.push_back(it.node);
+      for (NodeId t : n.provenance) sk.provenance.push_back(t);
+      for (const std::string& op : n.prims) sk.ops.push_back({it.node, op});
+      if (n.prims.empty() && n.kind == LoopNode::Kind::Extern) sk.ops.push_back({it.node, externPrim(n.externOp).qualifiedName()});
+    }
+    r.kernels.push_back(std::move(sk));
+  }
+  r.schedules.push_back({g, lp.name, sc.memory.peakIntermediateBytes});
 }
 
 
@@ -42,35 +73,24 @@ StageRecord stageRecord(const Pipeline& p, Stage s) {
   const double ms = stageMs(p, s);
   switch (d.output) {
     case StageOutput::Graphs:
-      for (const NamedGraph& g : p.stageGraphs(s)) addGraph(r, stage, g.name, *g.graph, ms);
+      for (const NamedGraph& g : p.stageGraphs(s)) addGraph(r, stage, g.name, *g.graph, s == Stage::Trace, ms);
       if (s == Stage::Partition) r.artifacts.push_back({stage, "report", "text", p.partition().report.str(), ms});
       break;
     case StageOutput::LoopPrograms:
       for (size_t i = 0; i < p.loops().size(); ++i) r.artifacts.push_back({stage, p.graphName(i), "text", p.loops()[i].str(), ms});
       break;
     case StageOutput::Schedules:
-      for (size_t i = 0; i < p.schedules().size(); ++i) {
-        const Schedule& sc = p.schedules()[i];
-        const LoopProgram& lp = p.loops()[i];
-        std::string g = p.graphName(i);
-        r.artifacts.push_back({stage, g, "text", sc.str(), ms});
-        r.artifacts.push_back({stage, g, "dot", printScheduleDot(lp, sc), ms});
-        for (const FusionDecision& fd : sc.decisions) r.decisions.push_back({g, fd.first, fd.second, fd.kind, fd.fused, fd.reason, fd.score});
-        for (const Kernel& k : sc.kernels) {
-          StoredKernel sk{g, k.id, k.name, {}, {}, k.bytesRead + k.bytesWritten};
-          for (const KernelItem& it : k.items) {
-            sk.nodes.push_back(it.node);
-            for (NodeId t : lp.nodes[it.node].provenance) sk.provenance.push_back(t);
-          }
-          r.kernels.push_back(std::move(sk));
-        }
-      }
+      for (size_t i = 0; i < p.schedules().size(); ++i) addSchedule(r, stage, p.graphName(i), p.loops()[i], p.schedules()[i], ms);
       break;
     case StageOutput::Code:
       for (size_t i = 0; i < p.modules().size(); ++i) {
         std::string g = p.graphName(i);
-        for (const Backend* b : backends())  // every target's code, as the code views show it
-          r.sources.push_back({g, b->language(), p.modules(b->name())[i].source});
+        for (const Backend* b : backends()) {  // every target's code, as the code views show it
+          const GeneratedModule& m = p.modules(b->name())[i];
+          r.sources.push_back({g, b->language(), m.source});
+          for (const KernelLines& k : m.kernels)
+            r.spans.push_back({g, b->language(), k.kernel, k.name, k.firstLine, k.lastLine, {k.provenance.begin(), k.provenance.end()}});
+        }
         r.artifacts.push_back({stage, g, "text", std::to_string(p.modules()[i].source.size()) + " bytes of " + p.backend().title(), ms});
       }
       break;

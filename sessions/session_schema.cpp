@@ -67,6 +67,44 @@ const std::vector<const char*>& sessionMigrations() {
         dot_hash TEXT PRIMARY KEY,
         layout TEXT NOT NULL);
       )SQL",
+      // 3: what the inspector's views need besides the graphs' dot text and the sources, so a
+      // stored stage can be shown without the pipeline: every graph node's traced origins and
+      // module scope (by its name in the dot text), the lines of each kernel in each generated
+      // source, each kernel's ops in execution order, and each schedule's loop program and
+      // memory peak
+      R"SQL(
+      CREATE TABLE graph_node (
+        session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+        stage TEXT NOT NULL,
+        graph TEXT NOT NULL,
+        node TEXT NOT NULL,
+        origins TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        PRIMARY KEY (session_id, stage, graph, node));
+      CREATE TABLE kernel_span (
+        session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+        graph TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        kernel_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        first_line INTEGER NOT NULL,
+        last_line INTEGER NOT NULL,
+        provenance TEXT NOT NULL);
+      CREATE INDEX kernel_span_by_session ON kernel_span(session_id);
+      CREATE TABLE kernel_op (
+        session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+        graph TEXT NOT NULL,
+        kernel_id INTEGER NOT NULL,
+        node INTEGER NOT NULL,
+        op TEXT NOT NULL);
+      CREATE INDEX kernel_op_by_session ON kernel_op(session_id);
+      CREATE TABLE schedule_summary (
+        session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+        graph TEXT NOT NULL,
+        program TEXT NOT NULL,
+        peak_bytes INTEGER NOT NULL,
+        PRIMARY KEY (session_id, graph));
+      )SQL",
   };
   return migrations;
 }

@@ -3,6 +3,7 @@
 #include "sessions/session_store.h"
 
 #include <ctime>
+#include <map>
 #include <utility>
 
 #include "sessions/session_db.h"
@@ -86,6 +87,17 @@ void SessionStore::writeStage(int64_t session, const StageRecord& r) {
     ker.bind(session, k.graph, k.kernelId, k.name, joinInts(k.nodes), joinInts(k.provenance), k.bytes).run();
   Statement src(*db_, "source", "INSERT OR REPLACE INTO source(session_id, graph, kind, body) VALUES (?, ?, ?, ?)");
   for (const StoredSource& s : r.sources) src.bind(session, s.graph, s.kind, s.body).run();
+  Statement op(*db_, "kernel_op", "INSERT INTO kernel_op(session_id, graph, kernel_id, node, op) VALUES (?, ?, ?, ?, ?)");
+  for (const StoredKernel& k : r.kernels)
+    for (const StoredKernelOp& o : k.ops) op.bind(session, k.graph, k.kernelId, o.node, o.op).run();
+  Statement node(*db_, "graph_node", "INSERT OR REPLACE INTO graph_node(session_id, stage, graph, node, origins, scope) VALUES (?, ?, ?, ?, ?, ?)");
+  for (const StoredNode& n : r.nodes) node.bind(session, n.stage, n.graph, n.node, joinInts(n.origins), n.scope).run();
+  Statement span(*db_, "kernel_span",
+                 "INSERT INTO kernel_span(session_id, graph, kind, kernel_id, name, first_line, last_line, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const StoredKernelSpan& k : r.spans)
+    span.bind(session, k.graph, k.kind, k.kernelId, k.name, k.firstLine, k.lastLine, joinInts(k.provenance)).run();
+  Statement sched(*db_, "schedule_summary", "INSERT OR REPLACE INTO schedule_summary(session_id, graph, program, peak_bytes) VALUES (?, ?, ?, ?)");
+  for (const StoredSchedule& sc : r.schedules) sched.bind(session, sc.graph, sc.program, sc.peakBytes).run();
   t.commit();
 }
 
@@ -141,6 +153,14 @@ std::vector<StageArtifact> SessionStore::artifacts(int64_t session) const {
   return out;
 }
 
+std::vector<StageArtifact> SessionStore::artifacts(int64_t session, const std::string& stage) const {
+  std::vector<StageArtifact> out;
+  Statement st(*db_, "artifact", "SELECT rowid, stage, graph, format, body, ms FROM artifact WHERE session_id = ? AND stage = ? ORDER BY rowid");
+  st.bind(session, stage);
+  while (st.step()) out.push_back(artifactRow(st));
+  return out;
+}
+
 std::optional<StageArtifact> SessionStore::artifact(int64_t session, const std::string& stage, const std::string& graph,
                                                     const std::string& format) const {
   Statement st(*db_, "artifact",
@@ -174,7 +194,17 @@ std::vector<StoredKernel> SessionStore::kernels(int64_t session) const {
   st.bind(session);
   while (st.step())
     out.push_back({st.text(1, "graph"), st.i32(2, "kernel_id"), st.text(3, "name"), st.ids<int>(4, "nodes"), st.ids<int64_t>(5, "provenance"),
-                   st.i64(6, "bytes", 0)});
+                   st.i64(6, "bytes", 0), {}});
+  if (db_->version < 3) return out;  // a file from before kernel op lists, opened read-only
+  std::map<std::pair<std::string, int>, size_t> byId;
+  for (size_t i = 0; i < out.size(); ++i) byId.emplace(std::make_pair(out[i].graph, out[i].kernelId), i);
+  Statement ops(*db_, "kernel_op", "SELECT rowid, graph, kernel_id, node, op FROM kernel_op WHERE session_id = ? ORDER BY rowid");
+  ops.bind(session);
+  while (ops.step()) {
+    auto k = byId.find({ops.text(1, "graph"), ops.i32(2, "kernel_id")});
+    if (k == byId.end()) ops.bad("kernel_id", "names no kernel of the session");
+    out[k->second].ops.push_back({ops.i32(3, "node"), ops.text(4, "op")});
+  }
   return out;
 }
 

@@ -51,6 +51,12 @@ struct StoredDecision {
   int64_t score = 0;
 };
 
+struct StoredKernelOp {
+  int node = 0;    // the loop-IR node it belongs to
+  std::string op;  // "prims.add"
+  bool operator==(const StoredKernelOp&) const = default;
+};
+
 struct StoredKernel {
   std::string graph;
   int kernelId = 0;
@@ -58,6 +64,36 @@ struct StoredKernel {
   std::vector<int> nodes;         // loop-IR node ids, in execution order
   std::vector<int64_t> provenance;  // traced node ids
   int64_t bytes = 0;
+  std::vector<StoredKernelOp> ops;  // in execution order (schema 3; none in older files)
+};
+
+// A node of a stored graph (schema 3): what the inspector links by and folds by.
+struct StoredNode {
+  std::string stage;
+  std::string graph;
+  std::string node;              // its name in the graph's dot text: "n12" (IR graphs), "l3" (loop IR)
+  std::vector<int64_t> origins;  // traced node ids it came from (a traced node: itself)
+  std::string scope;             // dotted module path, "" at top level
+  bool operator==(const StoredNode&) const = default;
+};
+
+// Which lines of a generated source one kernel occupies (schema 3).
+struct StoredKernelSpan {
+  std::string graph;
+  std::string kind;  // the source's kind: "cpp", "cuda"
+  int kernelId = 0;
+  std::string name;
+  int firstLine = 0, lastLine = 0;  // 1-based, inclusive; 0 when it has no lines of its own
+  std::vector<int64_t> provenance;  // traced node ids
+  bool operator==(const StoredKernelSpan&) const = default;
+};
+
+// A schedule's summary (schema 3): its loop program's name and the memory plan's peak.
+struct StoredSchedule {
+  std::string graph;
+  std::string program;
+  int64_t peakBytes = 0;
+  bool operator==(const StoredSchedule&) const = default;
 };
 
 struct StoredSource {
@@ -89,6 +125,9 @@ struct StageRecord {
   std::vector<StoredDecision> decisions;
   std::vector<StoredKernel> kernels;
   std::vector<StoredSource> sources;
+  std::vector<StoredNode> nodes;
+  std::vector<StoredKernelSpan> spans;
+  std::vector<StoredSchedule> schedules;
 };
 
 class SessionStore {
@@ -125,6 +164,7 @@ public:
   void cacheLayout(const std::string& dotHash, const std::string& layout);
 
   std::vector<StageArtifact> artifacts(int64_t session) const;
+  std::vector<StageArtifact> artifacts(int64_t session, const std::string& stage) const;
   std::optional<StageArtifact> artifact(int64_t session, const std::string& stage, const std::string& graph,
                                         const std::string& format) const;
   std::vector<std::string> stagesDone(int64_t session) const;  // in pipeline order of writing
@@ -132,6 +172,14 @@ public:
   std::vector<StoredKernel> kernels(int64_t session) const;
   std::vector<StoredSource> sources(int64_t session) const;
   std::vector<CompileLog> compileLogs(int64_t session) const;
+  // Schema 3 (empty for an older file opened read-only).
+  std::vector<StoredNode> nodes(int64_t session, const std::string& stage) const;
+  std::vector<StoredKernelSpan> kernelSpans(int64_t session) const;
+  std::vector<StoredSchedule> schedules(int64_t session) const;
+  // What stage `stage` of `session` wrote, read back (session_stage_record.cpp): its artifacts and
+  // graph nodes; for a schedule stage the decisions, kernels and summaries; for a codegen stage
+  // the generated sources (not what compilers made of them) and their kernel spans.
+  StageRecord stageRecord(int64_t session, const std::string& stage) const;
   // Samples with rowid > `after` (for readers that poll while a run appends); `last` gets the
   // highest rowid returned.
   std::vector<ProfileSample> profile(int64_t session, int64_t after = 0, int64_t* last = nullptr) const;

@@ -1,16 +1,14 @@
 #include "app/gui/pipeline_worker.h"
 
-#include "core/backend/backend.h"
 #include "core/frontend/model_loader.h"
-#include "core/pipeline/stage_table.h"
 #include "report/graph_layout.h"
+#include "report/stage_view.h"
 #include "sessions/session_recorder.h"
 #include "sessions/session_store.h"
 
 namespace fusebox {
 
 namespace {
-
 
 // Graphviz layout, or the one cached in the session file for the same dot text.
 GraphLayout cachedLayout(SessionStore& store, const std::string& dot) {
@@ -24,31 +22,6 @@ GraphLayout cachedLayout(SessionStore& store, const std::string& dot) {
   GraphLayout l = layoutDot(dot);
   store.cacheLayout(key, serializeLayout(l));
   return l;
-}
-
-// The dot text of `graph` in the stage's record (what the session stored).
-std::string dotOf(const StageRecord& r, const std::string& graph) {
-  for (const StageArtifact& a : r.artifacts)
-    if (a.graph == graph && a.format == "dot") return a.body;
-  throw Error("the stage record holds no dot text of the " + graph + " graph");
-}
-
-// A graph of stages 1-3 laid out, with each node's traced origins (a traced node is its own).
-PaneGraph paneOf(SessionStore& store, const StageRecord& r, const std::string& name, const Graph& g, bool traced) {
-  PaneGraph pg{QString::fromStdString(name), cachedLayout(store, dotOf(r, name)), {}};
-  for (const Node& n : g.nodes()) {
-    std::vector<int64_t> o(n.provenance.begin(), n.provenance.end());
-    if (traced || o.empty()) o.push_back(n.id);
-    pg.origins["n" + std::to_string(n.id)] = o;
-  }
-  return pg;
-}
-
-// A scheduled loop program laid out from the schedule stage's record (its dot has a cluster per kernel).
-PaneGraph paneOf(SessionStore& store, const StageRecord& r, const std::string& name, const LoopProgram& lp) {
-  PaneGraph pg{QString::fromStdString(name), cachedLayout(store, dotOf(r, name)), {}};
-  for (const LoopNode& n : lp.nodes) pg.origins["l" + std::to_string(n.id)] = std::vector<int64_t>(n.provenance.begin(), n.provenance.end());
-  return pg;
 }
 
 }  // namespace
@@ -83,9 +56,8 @@ bool PipelineWorker::stepOnce() {
   if (!next) return false;
   try {
     pipeline_->step();
-    StageRecord record = stageRecord(*pipeline_, *next);
-    store_->writeStage(session_, record);
-    StageResult r = describe(*next, record);
+    store_->writeStage(session_, stageRecord(*pipeline_, *next));
+    StageResult r = describe(*next);
     r.last = !pipeline_->nextStage();
     emit stageDone(r);
     return !r.last;
@@ -96,39 +68,22 @@ bool PipelineWorker::stepOnce() {
   }
 }
 
-StageResult PipelineWorker::describe(Stage s, const StageRecord& rec) {
-  const Pipeline& p = *pipeline_;
-  const StageDescriptor& d = stageDescriptor(s);
+// The stage as the session stored it: the view reads the record the pipeline wrote, so a
+// stored session can be shown the same way without the pipeline.
+StageResult PipelineWorker::describe(Stage s) {
+  StageView v = stageView(s, store_->stageRecord(session_, stageName(s)));
   StageResult r;
-  r.stage = d.name;
-  r.pane = d.pane;
-  for (const StageTiming& t : p.timings())
-    if (t.stage == s) r.ms = t.ms;
-  switch (d.output) {
-    case StageOutput::Graphs:
-      for (const NamedGraph& g : p.stageGraphs(s)) r.graphs.push_back(paneOf(*store_, rec, g.name, *g.graph, s == Stage::Trace));
-      break;
-    case StageOutput::LoopPrograms:
-      for (const StageArtifact& a : rec.artifacts) r.text += QString::fromStdString(a.body);  // the loop programs
-      break;
-    case StageOutput::Schedules:
-      for (size_t i = 0; i < p.schedules().size(); ++i) {
-        r.graphs.push_back(paneOf(*store_, rec, p.graphName(i), p.loops()[i]));
-        r.peakBytes += p.schedules()[i].memory.peakIntermediateBytes;
-        r.text += QString::fromStdString(p.loops()[i].name + ":\n" + p.schedules()[i].str());
-      }
-      break;
-    case StageOutput::Code:
-      for (size_t i = 0; i < p.modules().size(); ++i)
-        for (const Backend* b : backends()) {  // every target's code, "C++ forward", "CUDA forward", ...
-          const GeneratedModule& m = p.modules(b->name())[i];
-          CodeTab tab{QString(b->title()) + " " + QString::fromStdString(p.graphName(i)), b->language(), QString::fromStdString(m.source), {}};
-          for (const KernelLines& k : m.kernels)
-            tab.kernels.push_back({QString::fromStdString(k.name), k.firstLine, k.lastLine, {k.provenance.begin(), k.provenance.end()}});
-          r.code.push_back(std::move(tab));
-        }
-      break;
+  r.stage = QString::fromStdString(v.stage);
+  r.ms = v.ms;
+  r.pane = v.pane;
+  for (const GraphViewData& g : v.graphs) r.graphs.push_back({QString::fromStdString(g.name), cachedLayout(*store_, g.dot), g.origins});
+  for (const CodeViewData& c : v.code) {
+    CodeTab tab{QString::fromStdString(c.title), QString::fromStdString(c.language), QString::fromStdString(c.text), {}};
+    for (const StoredKernelSpan& k : c.kernels) tab.kernels.push_back({QString::fromStdString(k.name), k.firstLine, k.lastLine, k.provenance});
+    r.code.push_back(std::move(tab));
   }
+  r.text = QString::fromStdString(v.text);
+  r.peakBytes = v.peakBytes;
   return r;
 }
 

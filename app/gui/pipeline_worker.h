@@ -1,6 +1,7 @@
 // Runs the compile pipeline on a worker thread for the GUI: one stage per step, each recorded in
-// the session file and turned into what the views show (Graphviz layouts, computed here, off the
-// UI thread; code with its kernels' line spans). Errors come back as a signal naming the stage.
+// the session file, then read back and turned into what the views show (report/stage_view;
+// Graphviz layouts, computed here, off the UI thread; code with its kernels' line spans). Errors
+// come back as a signal naming the stage.
 #pragma once
 
 #include <QObject>
@@ -15,7 +16,6 @@
 namespace fusebox {
 
 class SessionStore;
-struct StageRecord;
 
 struct CompileRequest {
   std::string model;  // built-in name or .fbx path
@@ -57,7 +57,7 @@ signals:
 
 private:
   bool stepOnce();
-  StageResult describe(Stage s, const StageRecord& record);
+  StageResult describe(Stage s);
   std::unique_ptr<Pipeline> pipeline_;
   std::unique_ptr<SessionStore> store_;
   int64_t session_ = 0;

@@ -349,6 +349,51 @@ TEST(CraftedSession, BadFieldsAreClearErrorsNamingTheFile) {
   }
 }
 
+// The rows schema 3 added for the views are checked like the others: a bad value is an error
+// naming the file, the table, the row and the column.
+TEST(CraftedSession, BadViewRowsAreClearErrorsNamingTheFile) {
+  TempDir d("view_rows");
+  struct Case {
+    const char* name;
+    const char* sql;
+    const char* needle;
+    int what;  // 0 graph nodes, 1 kernel spans, 2 kernels (their ops), 3 schedule summaries
+  };
+  const Case cases[] = {
+      {"origins", "UPDATE graph_node SET origins = 'x'", "table graph_node, row 1, column origins: 'x' is not a comma-separated list of node ids", 0},
+      {"scope", "UPDATE graph_node SET scope = x'00'", "column scope: not text", 0},
+      {"lines", "UPDATE kernel_span SET last_line = 2", "column last_line: 2 is before first_line 3", 1},
+      {"line", "UPDATE kernel_span SET first_line = -1", "column first_line: -1 is out of range", 1},
+      {"op_kernel", "UPDATE kernel_op SET kernel_id = 7", "table kernel_op, row 1, column kernel_id: names no kernel of the session", 2},
+      {"op_node", "UPDATE kernel_op SET node = 'a'", "column node: 'a' is not a whole number", 2},
+      {"peak", "UPDATE schedule_summary SET peak_bytes = -1", "column peak_bytes: -1 is out of range", 3},
+  };
+  for (const Case& c : cases) {
+    std::string path = d.file(std::string(c.name) + ".fbs");
+    {
+      SessionStore s = SessionStore::open(path);
+      int64_t id = s.createSession("mlp", "c", "cpu");
+      StageRecord r;
+      r.nodes = {{"trace", "traced", "n0", {0}, "fc"}};
+      r.kernels = {{"forward", 0, "k0", {1, 2}, {3}, 8, {{1, "prims.add"}}}};
+      r.spans = {{"forward", "cpp", 0, "k0", 3, 5, {3}}};
+      r.schedules = {{"forward", "mlp.forward.prims", 64}};
+      s.writeStage(id, r);
+    }
+    sql(path, c.sql);
+    SessionStore s = SessionStore::openReadOnly(path);
+    SCOPED_TRACE(c.name);
+    test::expectThrowContaining<SessionError>([&] {
+      switch (c.what) {
+        case 0: s.nodes(1, "trace"); break;
+        case 1: s.kernelSpans(1); break;
+        case 2: s.kernels(1); break;
+        default: s.schedules(1);
+      }
+    }, c.needle);
+  }
+}
+
 TEST(CraftedSession, AlteredSchemaIsRefused) {
   TempDir d("schema");
   const char* alterations[] = {

@@ -241,11 +241,12 @@ TEST(SessionStore, MigratesAVersion1File) {
     SessionStore s = SessionStore::open(t.path);
     id = s.createSession("mlp", "infer", "cpu");
   }
-  rawSql(t.path, "DROP TABLE layout_cache; PRAGMA user_version = 1");
+  rawSql(t.path, "DROP TABLE layout_cache; DROP TABLE graph_node; DROP TABLE kernel_span; DROP TABLE kernel_op; "
+                 "DROP TABLE schedule_summary; PRAGMA user_version = 1");
   SessionStore s = SessionStore::open(t.path, false);
   EXPECT_EQ(s.session(id).model, "mlp");
   EXPECT_FALSE(s.cachedLayout("x"));
   s.cacheLayout("x", "layout text");
   EXPECT_EQ(s.cachedLayout("x").value_or(""), "layout text");
-  EXPECT_EQ(SessionStore::schemaVersion(), 2);
+  EXPECT_EQ(SessionStore::schemaVersion(), 3);
 }

@@ -1,0 +1,46 @@
+// What the inspector shows for one finished stage, built from the stage's stored record alone
+// (no pipeline): the graphs for its pane with each node's traced origins, the generated code with
+// each kernel's lines, the text of the loop programs or schedules. The GUI shows a stage the same
+// way whether the pipeline just ran it or it was read back from a session file. No Qt: the GUI
+// lays the graphs out and turns this into widgets.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/pipeline/pipeline.h"
+#include "sessions/session_store.h"
+
+namespace fusebox {
+
+struct GraphViewData {
+  std::string name;  // "traced", "forward", ...
+  std::string dot;   // its stored dot text
+  std::map<std::string, std::vector<int64_t>> origins;  // dot node name -> traced node ids
+  bool operator==(const GraphViewData&) const = default;
+};
+
+struct CodeViewData {
+  std::string title;     // "C++ forward"
+  std::string language;  // the source kind: "cpp", "cuda"
+  std::string text;
+  std::vector<StoredKernelSpan> kernels;
+  bool operator==(const CodeViewData&) const = default;
+};
+
+struct StageView {
+  std::string stage;
+  double ms = 0;
+  int pane = -1;  // the graph pane (stage table) that shows `graphs`; -1: none
+  std::vector<GraphViewData> graphs;
+  std::vector<CodeViewData> code;
+  std::string text;       // loop programs, or the schedules with their decisions
+  int64_t peakBytes = 0;  // schedule: the memory plans' peak, summed over the graphs
+  bool operator==(const StageView&) const = default;
+};
+
+StageView stageView(Stage s, const StageRecord& record);
+
+}  // namespace fusebox
