@@ -170,12 +170,16 @@ std::string targetArg(const Args& a, const std::string& fallback, bool interpToo
 }
 
 const char* const kGuiHelp =
-    "usage: fusebox gui [MODEL]      (or fusebox with no arguments: the demo model)\n\n"
+    "usage: fusebox gui [MODEL] [--session FILE [--id N]]   (or fusebox with no arguments: the demo model)\n"
+    "       fusebox gui FILE.fbs                             (the latest session stored in FILE.fbs)\n\n"
     "Opens the inspector: the traced, joint, prims and fused loop-IR graphs side by side with the\n"
     "generated C++/CUDA, a live per-kernel profile (Run & profile) and fusion comparisons of two runs.\n"
     "A banner explains each pane on first start. MODEL is a built-in model, a .fbx or a .onnx file.\n"
     "Needs a display (DISPLAY or WAYLAND_DISPLAY; xvfb-run or QT_QPA_PLATFORM=offscreen for headless use).\n"
-    "Sessions are recorded in ~/.local/share/fusebox/sessions.fbs.\n";
+    "Sessions are recorded in ~/.local/share/fusebox/sessions.fbs, or in --session FILE.\n"
+    "  --session FILE   the session file to record into and read from\n"
+    "  --id N           show stored session N of that file as it was recorded, without recomputing\n"
+    "File > Open session... lists the sessions of any .fbs file and shows the one picked.\n";
 
 std::string usage() {
   return "usage: fusebox COMMAND [ARGS]\n\n"
@@ -193,7 +197,7 @@ std::string usage() {
          "  conformance DIR [--failures FILE]   ONNX backend test cases through the whole pipeline (CPU)\n"
          "  fuzz [--seconds N] [--seed S] [--programs N] [--targets cpu,ptx,cuda] [--out DIR]\n"
          "                                      differential fuzzing: random programs, compiled vs the interpreter\n"
-         "  gui [MODEL]                         the inspector GUI (also: fusebox with no arguments)\n\n"
+         "  gui [MODEL] [--session FILE [--id N]]  the inspector GUI (also: fusebox with no arguments)\n\n"
          "MODEL is a built-in model name (see `fusebox models`), a .fbx file or a .onnx file.\n"
          "Options: --help (also after a command), --version\n";
 }

@@ -21,9 +21,15 @@ int main(int argc, char** argv) {
   using namespace fusebox::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
 #ifdef FUSEBOX_HAS_GUI
-  if (args.empty()) return fusebox::runGui(argc, argv, nullptr);
-  if (args[0] == "gui" && !wantsHelp({args.begin() + 1, args.end()}))
-    return fusebox::runGui(argc, argv, args.size() > 1 ? argv[2] : nullptr);
+  if (args.empty()) return fusebox::runGui(argc, argv, {});
+  if (args[0] == "gui" && !wantsHelp({args.begin() + 1, args.end()})) {
+    try {
+      return fusebox::runGui(argc, argv, fusebox::parseGuiOptions({args.begin() + 1, args.end()}));
+    } catch (const UsageError& e) {
+      std::cerr << "fusebox: " << e.what() << "\n\n" << kGuiHelp;
+      return 2;
+    }
+  }
 #endif
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << usage();

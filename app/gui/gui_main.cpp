@@ -10,7 +10,7 @@
 
 namespace fusebox {
 
-int runGui(int argc, char** argv, const char* sessionPath) {
+int runGui(int argc, char** argv, const GuiOptions& options) {
   // Without a display Qt would abort; say what to do instead.
   if (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") && !std::getenv("QT_QPA_PLATFORM")) {
     std::fprintf(stderr,
@@ -21,14 +21,16 @@ int runGui(int argc, char** argv, const char* sessionPath) {
   }
   QApplication app(argc, argv);
   QApplication::setApplicationName("fusebox");
-  QString path = sessionPath ? QString::fromLocal8Bit(sessionPath) : QString();
+  QString path = QString::fromStdString(options.sessionFile);
   if (path.isEmpty()) {
     QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
     QDir().mkpath(dir);
     path = dir + "/sessions.fbs";
   }
   MainWindow w(path);
+  if (!options.model.empty()) w.setModel(QString::fromStdString(options.model));
   w.show();
+  if (options.openStored) w.openStoredSession(path, options.sessionId);
   return app.exec();
 }
 

@@ -6,6 +6,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -58,10 +59,13 @@ MainWindow::MainWindow(const QString& sessionPath, QWidget* parent) : QMainWindo
   connect(this, &MainWindow::requestStart, worker_, &PipelineWorker::start);
   connect(this, &MainWindow::requestStep, worker_, &PipelineWorker::step);
   connect(this, &MainWindow::requestRunAll, worker_, &PipelineWorker::runAll);
+  connect(this, &MainWindow::requestOpenStored, worker_, &PipelineWorker::openStored);
+  connect(worker_, &PipelineWorker::storedSessionOpened, this, &MainWindow::onStoredSessionOpened);
   connect(worker_, &PipelineWorker::sessionStarted, this, [this](qlonglong id, const QString& path) {
     session_ = id;
     try {
-      if (!reader_) reader_ = std::make_unique<SessionStore>(SessionStore::openReadOnly(path.toStdString(), true));
+      if (!reader_ || reader_->path() != path.toStdString())
+        reader_ = std::make_unique<SessionStore>(SessionStore::openReadOnly(path.toStdString(), true));
     } catch (const std::exception& e) {
       showError("Cannot read the session file", e.what());  // the views then stay empty; the worker still records
     }
@@ -150,6 +154,11 @@ void MainWindow::buildUi() {
     QString f = QFileDialog::getOpenFileName(this, "Open model", QString(), "Models (*.fbx *.onnx);;Fusebox models (*.fbx);;ONNX models (*.onnx)");
     if (!f.isEmpty()) setModel(f);
   });
+  file->addAction("Open session (.fbs)…", this, [this] {
+    QString f = QFileDialog::getOpenFileName(this, "Open session file", QFileInfo(sessionPath_).absolutePath(), "Fusebox sessions (*.fbs);;All files (*)");
+    if (!f.isEmpty()) chooseStoredSession(f);
+  });
+  file->addAction("Open a session of this file…", this, [this] { chooseStoredSession(sessionPath_); });
   file->addAction("Export report (HTML or PDF)…", this, [this] {
     QString f = QFileDialog::getSaveFileName(this, "Export report", "fusebox-report.html", "HTML (*.html);;PDF (*.pdf)");
     if (!f.isEmpty()) exportReport(f);
@@ -238,6 +247,7 @@ void MainWindow::setFusion(bool on) { fusion_->setChecked(on); }
 void MainWindow::reset() {
   if (busy_) return;  // the worker is mid-stage; its results would land in a cleared window
   started_ = false;
+  viewingStored_ = false;
   done_.clear();
   failedStage_.clear();
   peakBytes_ = 0;
@@ -252,13 +262,76 @@ void MainWindow::reset() {
   refreshPipelineBar();
 }
 
+void MainWindow::openStoredSession(const QString& path, qint64 id) {
+  if (busy_) return;
+  reset();
+  viewingStored_ = true;
+  started_ = true;  // nothing to start: the worker reads the file
+  busy_ = runningAll_ = true;
+  statusBar()->showMessage(QString("opening %1…").arg(path));
+  refreshPipelineBar();
+  emit requestOpenStored(path, id);
+}
+
+void MainWindow::onStoredSessionOpened(qlonglong id, const QString& path, const QString& model, const QString& config,
+                                       const QString& target, int stages) {
+  session_ = id;
+  try {
+    if (!reader_ || reader_->path() != path.toStdString())
+      reader_ = std::make_unique<SessionStore>(SessionStore::openReadOnly(path.toStdString(), true));
+  } catch (const std::exception& e) {
+    showError("Cannot read the session file", e.what());
+  }
+  // The toolbar shows what the session was compiled from ("train target=cpu ... fusion=off");
+  // busy_ keeps these changes from resetting the window.
+  setModel(model);
+  QStringList words = config.split(' ');
+  train_->setChecked(words.value(0) == "train");
+  fusion_->setChecked(!words.contains("fusion=off"));
+  if (target_->findText(target) >= 0) target_->setCurrentText(target);
+  QString what = QString("stored session %1 of %2 (%3, %4)").arg(id).arg(path, model, config);
+  readyLine_->setText(what + ": Step or Run all compiles it again as a new session");
+  if (stages == 0) {
+    busy_ = runningAll_ = false;
+    statusBar()->showMessage(what + ": no stage was recorded");
+    refreshPipelineBar();
+  }
+}
+
+void MainWindow::chooseStoredSession(const QString& path) {
+  std::vector<SessionInfo> sessions;
+  try {
+    sessions = SessionStore::openReadOnly(path.toStdString()).sessions();
+  } catch (const std::exception& e) {
+    showError("Cannot open the session file", e.what());
+    return;
+  }
+  if (sessions.empty()) {
+    showError("No stored session", path + " holds no session yet.");
+    return;
+  }
+  QStringList items;  // newest first
+  for (auto it = sessions.rbegin(); it != sessions.rend(); ++it)
+    items << QString("%1  %2  (%3)  %4").arg(it->id).arg(QString::fromStdString(it->model), QString::fromStdString(it->config),
+                                            QString::fromStdString(it->created));
+  bool ok = false;
+  QString pick = QInputDialog::getItem(this, "Open session", "Session of " + path + ":", items, 0, false, &ok);
+  if (ok) openStoredSession(path, pick.section(' ', 0, 0).toLongLong());
+}
+
 void MainWindow::ensureStarted() {
   if (started_) return;
   started_ = true;
   emit requestStart(currentRequest());
 }
 
+void MainWindow::leaveStoredSession() {
+  if (!viewingStored_ || busy_) return;
+  reset();
+}
+
 void MainWindow::stepStage() {
+  leaveStoredSession();
   if (busy_ || done_.size() == static_cast<int>(stageTable().size())) return;
   ensureStarted();
   busy_ = true;
@@ -268,6 +341,7 @@ void MainWindow::stepStage() {
 }
 
 void MainWindow::runAllStages() {
+  leaveStoredSession();
   if (busy_) return;
   ensureStarted();
   busy_ = runningAll_ = true;
@@ -296,11 +370,17 @@ void MainWindow::onStageDone(const StageResult& r) {
   statusBar()->showMessage(QString("%1 done in %2 ms").arg(r.stage).arg(r.ms, 0, 'f', 2) +
                            (busy_ ? QString("; running the %1 stage…").arg(nextStageName()) : QString()));
   if (r.last) refreshCandidates();
+  if (r.last && viewingStored_) {  // its recorded profile too, if it was run
+    statusBar()->showMessage(QString("stored session %1: %2 stages shown as recorded").arg(session_).arg(done_.size()));
+    lastSample_ = 0;
+    pollProfile();
+  }
   refreshPipelineBar();
 }
 
 void MainWindow::onFailed(const QString& stage, const QString& message) {
   busy_ = runningAll_ = false;
+  viewingStored_ = false;
   started_ = false;  // the next Step starts over (after the model or config is fixed)
   failedStage_ = stage;
   refreshPipelineBar();
@@ -342,9 +422,11 @@ void MainWindow::refreshPipelineBar() {
     progress_->setFormat("%v of %m iterations");
   }
   progress_->setVisible(busy_ || running());
-  stepButton_->setEnabled(!busy_ && !all);
-  runAllButton_->setEnabled(!busy_ && !all);
-  runButton_->setEnabled(!busy_ && all && !running());
+  // A stored session can be compiled again (a new live session); it is not run in place: its
+  // session id belongs to another file than the one runs record into.
+  stepButton_->setEnabled(!busy_ && (!all || viewingStored_));
+  runAllButton_->setEnabled(!busy_ && (!all || viewingStored_));
+  runButton_->setEnabled(!busy_ && all && !running() && !viewingStored_);
 }
 
 void MainWindow::selectNode(int pane, const QString& node) {

@@ -48,6 +48,10 @@ public:
   void selectNode(int pane, const QString& node);
   void setModel(const QString& model);
   void setFusion(bool on);
+  // Shows stored session `id` of the session file `path` (its latest when 0) from the file alone,
+  // without recomputing; Step or Run all afterwards starts a new live session of its model.
+  void openStoredSession(const QString& path, qint64 id = 0);
+  bool viewingStored() const { return viewingStored_; }
 
   // State, for tests and the status bar.
   GraphPane* pane(int i) const { return panes_.at(i); }
@@ -68,11 +72,16 @@ signals:
   void requestStart(const fusebox::CompileRequest& r);
   void requestStep();
   void requestRunAll();
+  void requestOpenStored(const QString& path, qlonglong session);
 
 private:
   void buildUi();
   void onStageDone(const StageResult& r);
   void onFailed(const QString& stage, const QString& message);
+  void onStoredSessionOpened(qlonglong id, const QString& path, const QString& model, const QString& config,
+                             const QString& target, int stages);
+  void leaveStoredSession();
+  void chooseStoredSession(const QString& path);  // a dialog listing the file's sessions
   void onRunFinished(int code, QProcess::ExitStatus status);
   void pollProfile();
   void refreshPipelineBar();
@@ -89,6 +98,7 @@ private:
   std::unique_ptr<SessionStore> reader_;  // the UI thread's own connection to the session file
   int64_t session_ = 0;
   bool started_ = false, busy_ = false, runningAll_ = false, dialogs_ = true;
+  bool viewingStored_ = false;  // the panes show a stored session, not a live one
   QStringList done_;
   QString lastError_;
   QString failedStage_;

@@ -45,6 +45,30 @@ void PipelineWorker::start(const CompileRequest& r) {
 
 void PipelineWorker::step() { stepOnce(); }
 
+void PipelineWorker::openStored(const QString& path, qlonglong session) {
+  pipeline_.reset();
+  try {
+    store_ = std::make_unique<SessionStore>(SessionStore::openReadOnly(path.toStdString()));
+    std::optional<int64_t> id = session > 0 ? std::optional<int64_t>(session) : store_->latestSession();
+    if (!id) throw SessionError(path.toStdString() + ": the file holds no session yet");
+    const SessionInfo info = store_->session(*id);  // throws naming the file when absent
+    session_ = *id;
+    std::vector<Stage> stages;
+    for (const std::string& name : store_->stagesDone(session_))
+      if (std::optional<Stage> s = parseStage(name)) stages.push_back(*s);
+    emit storedSessionOpened(session_, path, QString::fromStdString(info.model), QString::fromStdString(info.config),
+                             QString::fromStdString(info.target), static_cast<int>(stages.size()));
+    for (size_t i = 0; i < stages.size(); ++i) {
+      StageResult r = describe(stages[i]);
+      r.last = i + 1 == stages.size();
+      emit stageDone(r);
+    }
+  } catch (const std::exception& e) {
+    store_.reset();
+    emit failed("open", e.what());
+  }
+}
+
 void PipelineWorker::runAll() {
   while (stepOnce()) {
   }

@@ -49,9 +49,15 @@ public slots:
   void start(const fusebox::CompileRequest& request);  // a new pipeline and session
   void step();
   void runAll();
+  // Shows stored session `session` of the file at `path` (the latest when 0) from its records
+  // alone, stage by stage, without a pipeline; the file is only read.
+  void openStored(const QString& path, qlonglong session);
 
 signals:
   void sessionStarted(qlonglong session, const QString& path);
+  // A stored session is being shown: what it was compiled from (its model, config and target).
+  void storedSessionOpened(qlonglong session, const QString& path, const QString& model, const QString& config,
+                           const QString& target, int stages);
   void stageDone(const fusebox::StageResult& result);
   void failed(const QString& stage, const QString& message);
 
