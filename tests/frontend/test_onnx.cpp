@@ -12,6 +12,7 @@
 
 #include "core/frontend/model_loader.h"
 #include "core/frontend/onnx/onnx_loader.h"
+#include "core/frontend/onnx/onnx_scope.h"
 #include "core/frontend/onnx/onnx_test_data.h"
 #include "core/interp/interpreter.h"
 #include "core/runtime/model_runner.h"
@@ -255,5 +256,42 @@ TEST(OnnxLoader, ConstantsAddUpAgainstTheMemoryBudget) {
   test::expectExactError<LimitError>([&] { loadOnnx(path); },
                                      {"two_inits.onnx: initializer: constant 'b' needs 512.0 KB for i32[65536] at import (with 512.0 KB already in use)",
                                       "over the memory budget of 768.0 KB"});
+  fs::remove(path);
+}
+
+// Module scopes from what the PyTorch exporters write: the TorchScript exporter's node names
+// ("/layer2/layer2.0/conv1/Conv"), the dynamo exporter's name_scopes metadata (NodeProto field 9,
+// newer than the onnx headers, read from protobuf's unknown fields), hostile text made safe.
+TEST(OnnxLoader, NodeScopesComeFromTheExportersNamesAndMetadata) {
+  EXPECT_EQ(onnxNodeScope("/layer2/layer2.0/conv1/Conv", {}), "layer2.layer2.0.conv1");
+  EXPECT_EQ(onnxNodeScope("/Relu", {}), "");
+  EXPECT_EQ(onnxNodeScope("node_conv2d", {}), "");
+  EXPECT_EQ(onnxNodeScope("node_conv2d", {{"pkg.torch.onnx.name_scopes", "['', 'layer2', 'layer2.0', 'layer2.0.conv1', 'conv2d']"}}),
+            "layer2.0.conv1");
+  EXPECT_EQ(onnxNodeScope("/a<b>/\"x\"/Conv", {}), "a_b_._x_");
+  EXPECT_EQ(onnxNodeScope("/" + std::string(5000, 'm') + "/Conv", {}).size(), kMaxScopeLength);
+  if (!onnxAvailable()) GTEST_SKIP();
+  onnx::ModelProto m = modelWithInput({4});
+  auto* g = m.mutable_graph();
+  auto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->set_name("/layer2/layer2.0/relu/Relu");
+  relu->add_input("x");
+  relu->add_output("r");
+  auto* neg = g->add_node();
+  neg->set_op_type("Neg");
+  neg->set_name("node_neg");
+  neg->add_input("r");
+  neg->add_output("y");
+  onnx::StringStringEntryProto scopes;  // NodeProto.metadata_props (field 9), as torch 2.11 writes it
+  scopes.set_key("pkg.torch.onnx.name_scopes");
+  scopes.set_value("['', 'head', 'head.act', 'neg']");
+  neg->mutable_unknown_fields()->AddLengthDelimited(9, scopes.SerializeAsString());
+  g->add_output()->set_name("y");
+  std::string path = tempFile("scopes.onnx", m.SerializeAsString());
+  OnnxModel loaded = loadOnnx(path);
+  std::vector<std::string> got;
+  for (const Node& n : loaded.graph.nodes()) got.push_back(n.scope);
+  EXPECT_EQ(got, (std::vector<std::string>{"layer2.layer2.0.relu", "head.act"}));
   fs::remove(path);
 }

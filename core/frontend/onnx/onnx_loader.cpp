@@ -1,7 +1,10 @@
 #include "core/frontend/onnx/onnx_loader.h"
 
+#include "core/frontend/onnx/onnx_scope.h"
+
 #ifdef FUSEBOX_HAVE_ONNX
 
+#include <google/protobuf/unknown_field_set.h>
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
@@ -156,6 +159,25 @@ std::vector<std::string> onnxInputNames(const std::string& path) {
   return names;
 }
 
+namespace {
+
+// NodeProto.metadata_props (field 9, ONNX 1.16) is newer than Debian 12's onnx headers: it is read
+// from the unknown fields protobuf keeps; an entry that does not parse is skipped.
+std::vector<std::pair<std::string, std::string>> nodeMetadata(const onnx::NodeProto& n) {
+  constexpr int kMetadataProps = 9;
+  std::vector<std::pair<std::string, std::string>> out;
+  const google::protobuf::UnknownFieldSet& unknown = n.unknown_fields();
+  for (int i = 0; i < unknown.field_count() && out.size() < 64; ++i) {
+    const google::protobuf::UnknownField& f = unknown.field(i);
+    if (f.number() != kMetadataProps || f.type() != google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED) continue;
+    onnx::StringStringEntryProto e;
+    if (e.ParseFromString(f.length_delimited())) out.emplace_back(e.key(), e.value());
+  }
+  return out;
+}
+
+}  // namespace
+
 OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind) {
   onnx::ModelProto m = parseModelProto(path);
   OnnxModel out;
@@ -187,7 +209,8 @@ OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind) {
     std::string where = path + ": node " + std::to_string(i) + (n.name().empty() ? "" : " '" + n.name() + "'") + " (" + n.op_type() +
                         ", opset " + std::to_string(out.opset) + ")";
     if (!n.domain().empty() && n.domain() != "ai.onnx") throw Error(where + ": ops of domain '" + n.domain() + "' are not supported");
-    cx.builder.setOrigin("", {}, SourceLoc{path, i + 1, 1});  // "line" = the node's 1-based position
+    // "line" = the node's 1-based position; the scope is the module the exporter recorded.
+    cx.builder.setOrigin(onnxNodeScope(n.name(), nodeMetadata(n)), {}, SourceLoc{path, i + 1, 1});
     try {
       importNode(cx, n);
     } catch (const OnnxUnsupported& e) {
