@@ -2,6 +2,7 @@
 // window exists:
 //   fusebox gui [MODEL] [--session FILE [--id N]]
 //   fusebox gui FILE.fbs          (its latest stored session)
+//   fusebox gui MODEL --run-all --screenshot out.png [--focus PANE] [--expand SCOPE] [--size WxH]
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,11 @@ struct GuiOptions {
   std::string sessionFile;  // where sessions are read and recorded; empty: the per-user file
   bool openStored = false;  // show stored session `sessionId` of sessionFile (0: its latest)
   int64_t sessionId = 0;
+  bool runAll = false;        // run every stage at start
+  std::string screenshot;     // write the window to this PNG once everything is drawn, then exit
+  int focusPane = -1;         // give this graph pane (index into graphPanes()) the window
+  std::vector<std::string> expand;  // scopes to open in every pane that has them
+  int width = 1600, height = 1000;  // the window's size for a screenshot
 };
 
 // Throws cli::UsageError naming the argument: an unknown model, a missing file, --id without a

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -134,14 +135,61 @@ GraphLayout layoutDot(const std::string& dot, const LayoutLimits& limits) {
       for (Agedge_t* e = agfstout(g, n); e; e = agnxtout(g, e)) {
         LayoutEdge le{agnameof(agtail(e)), agnameof(aghead(e)), {}};
         if (splines* spl = ED_spl(e))
-          for (int b = 0; b < spl->size; ++b)
+          for (int b = 0; b < spl->size; ++b) {
             for (int i = 0; i < spl->list[b].size; ++i) le.points.emplace_back(spl->list[b].list[i].x, top - spl->list[b].list[i].y);
+            if (spl->list[b].eflag) {
+              le.arrow = true;
+              le.arrowX = spl->list[b].ep.x;
+              le.arrowY = top - spl->list[b].ep.y;
+            }
+          }
         out.edges.push_back(std::move(le));
       }
     }
     addClusters(g, top, out);
     return out;
   });
+}
+
+namespace {
+
+void readClusters(Agraph_t* parent, const std::string& parentName, DotGraph& out, std::set<Agnode_t*>& placed) {
+  for (Agraph_t* sg = agfstsubg(parent); sg; sg = agnxtsubg(sg)) {
+    std::string name = agnameof(sg);
+    bool cluster = name.compare(0, 7, "cluster") == 0;
+    if (cluster) out.clusters.push_back({name, unescape(attr(sg, "label")), attr(sg, "color"), parentName});
+    readClusters(sg, cluster ? name : parentName, out, placed);
+    if (!cluster) continue;
+    for (Agnode_t* n = agfstnode(sg); n; n = agnxtnode(sg, n))
+      if (placed.insert(n).second)
+        for (DotNode& d : out.nodes)
+          if (d.name == agnameof(n)) d.cluster = name;
+  }
+}
+
+}  // namespace
+
+DotGraph parseDot(const std::string& untrusted, const LayoutLimits& limits) {
+  std::lock_guard<std::mutex> lock(graphvizMutex());
+  std::string dot = sanitizeLocked(untrusted, limits);
+  Agraph_t* g = agmemread(dot.c_str());
+  if (!g) throw LayoutError("Graphviz cannot read the graph: " + (lastError.empty() ? std::string("syntax error") : lastError));
+  struct Close {
+    Agraph_t* g;
+    ~Close() { agclose(g); }
+  } close{g};
+  DotGraph out;
+  out.name = agnameof(g);
+  for (Agnode_t* n = agfstnode(g); n; n = agnxtnode(g, n)) {
+    std::string label = attr(n, "label");
+    out.nodes.push_back({agnameof(n), label.empty() || label == "\\N" ? agnameof(n) : unescape(label), unescape(attr(n, "tooltip")),
+                         attr(n, "fillcolor"), attr(n, "shape"), ""});
+  }
+  for (Agnode_t* n = agfstnode(g); n; n = agnxtnode(g, n))
+    for (Agedge_t* e = agfstout(g, n); e; e = agnxtout(g, e)) out.edges.emplace_back(agnameof(agtail(e)), agnameof(aghead(e)));
+  std::set<Agnode_t*> placed;
+  readClusters(g, "", out, placed);
+  return out;
 }
 
 namespace {
@@ -187,12 +235,12 @@ std::vector<std::string> split(const std::string& line) {
 std::string serializeLayout(const GraphLayout& l) {
   std::ostringstream os;
   os.precision(17);  // exact round trip of doubles
-  os << "fusebox-layout 1\t" << l.width << "\t" << l.height << "\n";
+  os << "fusebox-layout 2\t" << l.width << "\t" << l.height << "\n";
   for (const LayoutNode& n : l.nodes)
     os << "N\t" << field(n.name) << "\t" << field(n.label) << "\t" << field(n.tooltip) << "\t" << field(n.fill) << "\t" << field(n.shape)
        << "\t" << n.x << "\t" << n.y << "\t" << n.width << "\t" << n.height << "\n";
   for (const LayoutEdge& e : l.edges) {
-    os << "E\t" << field(e.tail) << "\t" << field(e.head);
+    os << "E\t" << field(e.tail) << "\t" << field(e.head) << "\t" << (e.arrow ? 1 : 0) << "\t" << e.arrowX << "\t" << e.arrowY;
     for (const auto& [x, y] : e.points) os << "\t" << x << "\t" << y;
     os << "\n";
   }
@@ -209,7 +257,7 @@ GraphLayout parseLayout(const std::string& text) {
   try {
     if (!std::getline(in, line)) throw LayoutError("empty layout");
     auto head = split(line);
-    if (head.size() != 3 || head[0] != "fusebox-layout 1") throw LayoutError("not a Fusebox layout");
+    if (head.size() != 3 || head[0] != "fusebox-layout 2") throw LayoutError("not a Fusebox layout (or one from an older version)");
     l.width = std::stod(head[1]);
     l.height = std::stod(head[2]);
     while (std::getline(in, line)) {
@@ -217,9 +265,9 @@ GraphLayout parseLayout(const std::string& text) {
       if (f[0] == "N" && f.size() == 10) {
         l.nodes.push_back({unfield(f[1]), unfield(f[2]), unfield(f[3]), unfield(f[4]), unfield(f[5]), std::stod(f[6]), std::stod(f[7]),
                            std::stod(f[8]), std::stod(f[9])});
-      } else if (f[0] == "E" && f.size() >= 3 && f.size() % 2 == 1) {
-        LayoutEdge e{unfield(f[1]), unfield(f[2]), {}};
-        for (size_t i = 3; i + 1 < f.size(); i += 2) e.points.emplace_back(std::stod(f[i]), std::stod(f[i + 1]));
+      } else if (f[0] == "E" && f.size() >= 6 && f.size() % 2 == 0) {
+        LayoutEdge e{unfield(f[1]), unfield(f[2]), {}, f[3] == "1", std::stod(f[4]), std::stod(f[5])};
+        for (size_t i = 6; i + 1 < f.size(); i += 2) e.points.emplace_back(std::stod(f[i]), std::stod(f[i + 1]));
         l.edges.push_back(std::move(e));
       } else if (f[0] == "C" && f.size() == 8) {
         l.clusters.push_back({unfield(f[1]), unfield(f[2]), unfield(f[3]), std::stod(f[4]), std::stod(f[5]), std::stod(f[6]), std::stod(f[7])});

@@ -59,6 +59,8 @@ struct LayoutNode {
 struct LayoutEdge {
   std::string tail, head;
   std::vector<std::pair<double, double>> points;  // cubic B-spline control points, y down
+  bool arrow = false;                             // the arrowhead's tip, where Graphviz drew one
+  double arrowX = 0, arrowY = 0;
 };
 
 struct LayoutCluster {
@@ -74,6 +76,24 @@ struct GraphLayout {
 };
 
 GraphLayout layoutDot(const std::string& dot, const LayoutLimits& limits = {});
+
+// A graph's parts before layout, read from (bounded, rebuilt) dot text: what the inspector folds
+// by module scope (graph_fold.h) and searches. Nodes are in the order of the text.
+struct DotNode {
+  std::string name, label, tooltip, fill, shape;
+  std::string cluster;  // the innermost cluster holding it ("" at top level)
+};
+struct DotCluster {
+  std::string name, label, color;
+  std::string parent;  // "" at top level
+};
+struct DotGraph {
+  std::string name;
+  std::vector<DotNode> nodes;
+  std::vector<std::pair<std::string, std::string>> edges;  // tail, head
+  std::vector<DotCluster> clusters;
+};
+DotGraph parseDot(const std::string& dot, const LayoutLimits& limits = {});
 
 // A layout as text and back (for the session's layout cache); parseLayout throws LayoutError on
 // text it did not write.

@@ -8,13 +8,16 @@ namespace fusebox {
 namespace {
 
 // The stage's graphs (its dot artifacts, in the order written) with their nodes' origins.
-std::vector<GraphViewData> graphsOf(const StageRecord& r) {
+std::vector<GraphViewData> graphsOf(const StageRecord& r, bool kernelClusters) {
   std::vector<GraphViewData> out;
   for (const StageArtifact& a : r.artifacts)
-    if (a.format == "dot") out.push_back({a.graph, a.body, {}});
+    if (a.format == "dot") out.push_back({a.graph, a.body, {}, {}, kernelClusters});
   for (const StoredNode& n : r.nodes)
     for (GraphViewData& g : out)
-      if (g.name == n.graph) g.origins[n.node] = n.origins;
+      if (g.name == n.graph) {
+        g.origins[n.node] = n.origins;
+        g.scopes[n.node] = n.scope;
+      }
   return out;
 }
 
@@ -34,12 +37,12 @@ StageView stageView(Stage s, const StageRecord& r) {
   v.pane = d.pane;
   if (!r.artifacts.empty()) v.ms = r.artifacts.front().ms;  // every artifact of a stage has its time
   switch (d.output) {
-    case StageOutput::Graphs: v.graphs = graphsOf(r); break;
+    case StageOutput::Graphs: v.graphs = graphsOf(r, false); break;
     case StageOutput::LoopPrograms:
       for (const StageArtifact& a : r.artifacts) v.text += a.body;
       break;
     case StageOutput::Schedules:
-      v.graphs = graphsOf(r);
+      v.graphs = graphsOf(r, true);
       for (const StageArtifact& a : r.artifacts) {
         if (a.format != "text") continue;
         std::string program = a.graph;  // a file from before schedule summaries names the graph only

@@ -19,6 +19,8 @@ struct GraphViewData {
   std::string name;  // "traced", "forward", ...
   std::string dot;   // its stored dot text
   std::map<std::string, std::vector<int64_t>> origins;  // dot node name -> traced node ids
+  std::map<std::string, std::string> scopes;            // dot node name -> module scope (folding)
+  bool kernelClusters = false;  // the dot's clusters are kernels (the schedule), not scopes
   bool operator==(const GraphViewData&) const = default;
 };
 

@@ -134,4 +134,13 @@ int CodeView::highlightOrigins(const std::set<int64_t>& traced) {
   return currentLines;
 }
 
+QStringList CodeView::kernelsComputing(const std::set<int64_t>& traced) const {
+  QStringList names;
+  for (const auto& [title, tab] : tabs_)
+    for (const KernelSpan& k : tab.kernels)
+      if (!names.contains(k.name) && std::any_of(k.origins.begin(), k.origins.end(), [&](int64_t o) { return traced.count(o) > 0; }))
+        names << k.name;
+  return names;
+}
+
 }  // namespace fusebox

@@ -29,6 +29,8 @@ public:
   // of the current tab.
   int highlightOrigins(const std::set<int64_t>& traced);
   QPlainTextEdit* editor(const QString& title) const;
+  // The kernels (of every tab, each name once) that compute any of `traced`.
+  QStringList kernelsComputing(const std::set<int64_t>& traced) const;
 
 signals:
   void kernelClicked(const QString& kernel, const std::vector<int64_t>& origins);

@@ -7,10 +7,13 @@
 #include <cstdlib>
 
 #include "app/gui/main_window.h"
+#include "app/gui/screenshot_driver.h"
 
 namespace fusebox {
 
 int runGui(int argc, char** argv, const GuiOptions& options) {
+  // A screenshot needs no screen: Qt draws offscreen unless told otherwise.
+  if (!options.screenshot.empty() && !std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
   // Without a display Qt would abort; say what to do instead.
   if (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") && !std::getenv("QT_QPA_PLATFORM")) {
     std::fprintf(stderr,
@@ -29,8 +32,11 @@ int runGui(int argc, char** argv, const GuiOptions& options) {
   }
   MainWindow w(path);
   if (!options.model.empty()) w.setModel(QString::fromStdString(options.model));
+  if (!options.screenshot.empty()) w.resize(options.width, options.height);
   w.show();
   if (options.openStored) w.openStoredSession(path, options.sessionId);
+  if (!options.screenshot.empty()) driveScreenshot(w, options);
+  else if (options.runAll) w.runAllStages();
   return app.exec();
 }
 

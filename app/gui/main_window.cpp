@@ -3,6 +3,8 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -17,8 +19,10 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTextBrowser>
 #include <QTimer>
 #include <QToolBar>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <fstream>
 
@@ -72,6 +76,9 @@ MainWindow::MainWindow(const QString& sessionPath, QWidget* parent) : QMainWindo
     statusBar()->showMessage(QString("session %1 in %2").arg(id).arg(path));
   });
   connect(worker_, &PipelineWorker::stageDone, this, &MainWindow::onStageDone);
+  connect(worker_, &PipelineWorker::progress, this, [this](const QString& what) {
+    if (busy_) statusBar()->showMessage(what);
+  });
   connect(worker_, &PipelineWorker::failed, this, &MainWindow::onFailed);
   thread_.start();
   connect(&runner_, &QProcess::finished, this, &MainWindow::onRunFinished);
@@ -197,6 +204,7 @@ void MainWindow::buildUi() {
     panes_.push_back(p);
     hsplit->addWidget(p);
     connect(p, &GraphPane::nodeClicked, this, [this, i](const QString&, const QString& node) { selectNode(i, node); });
+    connect(p, &GraphPane::focusToggled, this, [this, i] { focusPane(focused_ == i ? -1 : i); });
   }
   vsplit->addWidget(hsplit);
   tabs_ = new QTabWidget;
@@ -219,9 +227,18 @@ void MainWindow::buildUi() {
   setCentralWidget(central);
   connect(code_, &CodeView::kernelClicked, this, [this](const QString& kernel, const std::vector<int64_t>& origins) {
     std::set<int64_t> traced(origins.begin(), origins.end());
-    for (GraphPane* p : panes_) p->view()->highlightOrigins(traced);
+    for (GraphPane* p : panes_) p->highlightOrigins(traced);
     statusBar()->showMessage(QString("%1: computes %2 traced node(s)").arg(kernel).arg(traced.size()));
   });
+  auto* dock = new QDockWidget("Properties", this);
+  dock->setObjectName("properties");
+  dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable);
+  properties_ = new QTextBrowser;
+  properties_->setPlaceholderText("Click a node or a folded scope in any pane to see its op, types, attributes, scope, source "
+                                  "location, traced origins and kernels here.");
+  dock->setWidget(properties_);
+  addDockWidget(Qt::RightDockWidgetArea, dock);
+  resizeDocks({dock}, {260}, Qt::Horizontal);
   connect(compare_, &CompareView::compareWith, this, [this](int64_t id) { compareWith(id); });
   resize(1600, 1000);
 }
@@ -249,10 +266,12 @@ void MainWindow::reset() {
   started_ = false;
   viewingStored_ = false;
   done_.clear();
+  displayMs_.clear();
   failedStage_.clear();
   peakBytes_ = 0;
   for (GraphPane* p : panes_) p->clear();
   code_->clearAll();
+  properties_->clear();
   scheduleText_->clear();
   profile_->clear("Not run yet: press Run & profile to compile the generated code and profile it (in a separate process).");
   // The resting line of the status bar (messages cover it while shown).
@@ -360,15 +379,17 @@ void MainWindow::onStageDone(const StageResult& r) {
       if (d.applies(config)) break;
       done_ << d.name;
     }
+  QElapsedTimer draw;
+  draw.start();
   if (r.pane >= 0 && firstInPane(r.stage)) panes_[r.pane]->setGraphs(r.graphs);
   else if (r.pane >= 0) panes_[r.pane]->addGraphs(r.graphs);
+  displayMs_[r.stage] = r.prepareMs + static_cast<double>(draw.nsecsElapsed()) / 1e6;
   if (!r.text.isEmpty()) scheduleText_->setPlainText(r.text);
   if (r.peakBytes) peakBytes_ = r.peakBytes;
   for (const CodeTab& t : r.code) code_->setCode(t.title, t.language, t.text, t.kernels);
   if (r.last) runningAll_ = false;
   busy_ = runningAll_;
-  statusBar()->showMessage(QString("%1 done in %2 ms").arg(r.stage).arg(r.ms, 0, 'f', 2) +
-                           (busy_ ? QString("; running the %1 stage…").arg(nextStageName()) : QString()));
+  statusBar()->showMessage(QString("%1 done in %2 ms, drawn %3 ms later").arg(r.stage).arg(r.ms, 0, 'f', 2).arg(displayMs_[r.stage], 0, 'f', 0));
   if (r.last) refreshCandidates();
   if (r.last && viewingStored_) {  // its recorded profile too, if it was run
     statusBar()->showMessage(QString("stored session %1: %2 stages shown as recorded").arg(session_).arg(done_.size()));
@@ -432,15 +453,48 @@ void MainWindow::refreshPipelineBar() {
 void MainWindow::selectNode(int pane, const QString& node) {
   std::vector<int64_t> o = panes_.at(pane)->view()->originsOf(node.toStdString());
   std::set<int64_t> traced(o.begin(), o.end());
-  for (GraphPane* p : panes_) p->view()->highlightOrigins(traced);
+  for (GraphPane* p : panes_) p->highlightOrigins(traced);
   int lines = code_->highlightOrigins(traced);
   QStringList counts;
   for (GraphPane* p : panes_) counts << QString::number(p->view()->highlightedCount());
-  statusBar()->showMessage(QString("%1: %2 traced origin(s); related nodes per pane %3; %4 code line(s)")
-                               .arg(node)
+  QString label = panes_.at(pane)->view()->labelOf(node.toStdString()).section('\n', 0, 0);
+  statusBar()->showMessage(QString("%1: %2 traced origin(s); related items per pane %3; %4 code line(s)")
+                               .arg(label.isEmpty() ? node : label)
                                .arg(traced.size())
                                .arg(counts.join(" / "))
                                .arg(lines));
+  QStringList lines2 = panes_.at(pane)->describe(node.toStdString());
+  QString html;
+  for (const QString& l : lines2) html += "<div>" + l.toHtmlEscaped() + "</div>";
+  QStringList ids;
+  for (int64_t id : traced)
+    if (ids.size() < 24) ids << QString::number(id);
+  html += QString("<div><b>traced nodes it comes from (%1):</b> %2%3</div>")
+              .arg(traced.size())
+              .arg(ids.isEmpty() ? QString("none") : "n" + ids.join(", n"), traced.size() > 24 ? ", …" : "");
+  QStringList kernels = code_->kernelsComputing(traced);
+  html += "<div><b>kernels:</b> " + (kernels.isEmpty() ? QString("none yet (codegen not run)") : kernels.join(", ").toHtmlEscaped()) + "</div>";
+  QStringList related;
+  for (GraphPane* p : panes_) related << QString("%1: %2").arg(p->title()).arg(p->view()->highlightedCount());
+  html += "<div><b>related items:</b> " + related.join(", ").toHtmlEscaped() + "</div>";
+  properties_->setHtml(html);
+}
+
+bool MainWindow::openScope(const std::string& scope) {
+  bool any = false;
+  for (GraphPane* p : panes_) any = p->openScope(scope) || any;
+  return any;
+}
+
+QString MainWindow::propertiesText() const { return properties_->toPlainText(); }
+
+void MainWindow::focusPane(int pane) {
+  focused_ = pane;
+  for (int i = 0; i < static_cast<int>(panes_.size()); ++i) {
+    panes_[i]->setVisible(pane < 0 || i == pane);
+    panes_[i]->focusButton()->setChecked(i == pane);
+  }
+  if (pane >= 0) QTimer::singleShot(0, panes_[pane]->view(), &GraphView::fitWidth);
 }
 
 void MainWindow::startProfileRun(int iterations) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QMap>
 #include <QProcess>
 #include <QThread>
 #include <memory>
@@ -22,6 +23,7 @@ class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 class QTabWidget;
+class QTextBrowser;
 class QTimer;
 
 namespace fusebox {
@@ -45,7 +47,15 @@ public:
   void startProfileRun(int iterations);
   void compareWith(int64_t otherSession);
   void exportReport(const QString& path);  // .html or .pdf
+  // A click on item `node` of pane `pane`: lights what it came from and produced in every pane and
+  // the code, scrolls them there, and shows its properties.
   void selectNode(int pane, const QString& node);
+  // Gives pane `pane` the whole width (-1: all panes side by side again).
+  void focusPane(int pane);
+  // Opens `scope` (and the scopes around it) in every pane whose graph has it; false when none has.
+  bool openScope(const std::string& scope);
+  int focusedPane() const { return focused_; }
+  QString propertiesText() const;
   void setModel(const QString& model);
   void setFusion(bool on);
   // Shows stored session `id` of the session file `path` (its latest when 0) from the file alone,
@@ -61,6 +71,9 @@ public:
   QTabWidget* tabs() const { return tabs_; }
   int64_t session() const { return session_; }
   QStringList stagesDone() const { return done_; }
+  // How long after stage `stage` finished its graphs were on screen (folding and layout on the
+  // worker, then the panes on the UI thread), in ms.
+  double displayMs(const QString& stage) const { return displayMs_.value(stage, -1); }
   bool busy() const { return busy_; }
   bool running() const { return runner_.state() != QProcess::NotRunning; }
   QString lastError() const { return lastError_; }
@@ -100,6 +113,7 @@ private:
   bool started_ = false, busy_ = false, runningAll_ = false, dialogs_ = true;
   bool viewingStored_ = false;  // the panes show a stored session, not a live one
   QStringList done_;
+  QMap<QString, double> displayMs_;
   QString lastError_;
   QString failedStage_;
   int64_t peakBytes_ = 0;
@@ -122,6 +136,8 @@ private:
   QPlainTextEdit* scheduleText_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QLabel* hint_ = nullptr;
+  QTextBrowser* properties_ = nullptr;  // the selected item's properties (a dock on the right)
+  int focused_ = -1;
   QProgressBar* progress_ = nullptr;  // in the status bar: stages while compiling, iterations while profiling
   QLabel* readyLine_ = nullptr;       // the status bar's resting line: model and what to press
   int profileIterations_ = 0, profileDone_ = 0;

@@ -1,6 +1,9 @@
 #include "app/gui/pipeline_worker.h"
 
+#include <chrono>
+
 #include "core/frontend/model_loader.h"
+#include "report/graph_fold.h"
 #include "report/graph_layout.h"
 #include "report/stage_view.h"
 #include "sessions/session_recorder.h"
@@ -59,6 +62,7 @@ void PipelineWorker::openStored(const QString& path, qlonglong session) {
     emit storedSessionOpened(session_, path, QString::fromStdString(info.model), QString::fromStdString(info.config),
                              QString::fromStdString(info.target), static_cast<int>(stages.size()));
     for (size_t i = 0; i < stages.size(); ++i) {
+      emit progress(QString("laying out the stored %1 stage…").arg(QString::fromStdString(stageName(stages[i]))));
       StageResult r = describe(stages[i]);
       r.last = i + 1 == stages.size();
       emit stageDone(r);
@@ -79,8 +83,10 @@ bool PipelineWorker::stepOnce() {
   std::optional<Stage> next = pipeline_->nextStage();
   if (!next) return false;
   try {
+    emit progress(QString("running the %1 stage…").arg(QString::fromStdString(stageName(*next))));
     pipeline_->step();
     store_->writeStage(session_, stageRecord(*pipeline_, *next));
+    emit progress(QString("%1 done; folding and laying out its graphs…").arg(QString::fromStdString(stageName(*next))));
     StageResult r = describe(*next);
     r.last = !pipeline_->nextStage();
     emit stageDone(r);
@@ -95,12 +101,20 @@ bool PipelineWorker::stepOnce() {
 // The stage as the session stored it: the view reads the record the pipeline wrote, so a
 // stored session can be shown the same way without the pipeline.
 StageResult PipelineWorker::describe(Stage s) {
+  auto start = std::chrono::steady_clock::now();
   StageView v = stageView(s, store_->stageRecord(session_, stageName(s)));
   StageResult r;
   r.stage = QString::fromStdString(v.stage);
   r.ms = v.ms;
   r.pane = v.pane;
-  for (const GraphViewData& g : v.graphs) r.graphs.push_back({QString::fromStdString(g.name), cachedLayout(*store_, g.dot), g.origins});
+  for (const GraphViewData& g : v.graphs) {
+    // Folded by module scope: the opening view of even a GPT-2-size graph is a few dozen boxes,
+    // laid out here, off the UI thread, and cached in the session file.
+    auto folding = std::make_shared<const ScopeFolding>(parseDot(g.dot), g.scopes, g.kernelClusters);
+    std::set<std::string> expanded = folding->initialExpansion();
+    GraphLayout layout = cachedLayout(*store_, folding->foldedDot(expanded));
+    r.graphs.push_back({QString::fromStdString(g.name), folding, g.origins, expanded, std::move(layout)});
+  }
   for (const CodeViewData& c : v.code) {
     CodeTab tab{QString::fromStdString(c.title), QString::fromStdString(c.language), QString::fromStdString(c.text), {}};
     for (const StoredKernelSpan& k : c.kernels) tab.kernels.push_back({QString::fromStdString(k.name), k.firstLine, k.lastLine, k.provenance});
@@ -108,6 +122,7 @@ StageResult PipelineWorker::describe(Stage s) {
   }
   r.text = QString::fromStdString(v.text);
   r.peakBytes = v.peakBytes;
+  r.prepareMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 

@@ -37,6 +37,7 @@ struct StageResult {
   QString text;                  // a textual artifact (partition report, loop program)
   bool last = false;             // no stage left
   int64_t peakBytes = 0;         // schedule: the memory plan's peak
+  double prepareMs = 0;          // reading the record back, folding and laying out its graphs
 };
 
 class PipelineWorker : public QObject {
@@ -59,6 +60,7 @@ signals:
   void storedSessionOpened(qlonglong session, const QString& path, const QString& model, const QString& config,
                            const QString& target, int stages);
   void stageDone(const fusebox::StageResult& result);
+  void progress(const QString& what);  // "running the joint stage…", "laying out the joint graphs…"
   void failed(const QString& stage, const QString& message);
 
 private:

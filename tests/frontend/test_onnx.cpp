@@ -263,7 +263,10 @@ TEST(OnnxLoader, ConstantsAddUpAgainstTheMemoryBudget) {
 // ("/layer2/layer2.0/conv1/Conv"), the dynamo exporter's name_scopes metadata (NodeProto field 9,
 // newer than the onnx headers, read from protobuf's unknown fields), hostile text made safe.
 TEST(OnnxLoader, NodeScopesComeFromTheExportersNamesAndMetadata) {
-  EXPECT_EQ(onnxNodeScope("/layer2/layer2.0/conv1/Conv", {}), "layer2.layer2.0.conv1");
+  EXPECT_EQ(onnxNodeScope("/layer2/layer2.0/conv1/Conv", {}), "layer2.0.conv1");
+  EXPECT_EQ(onnxNodeScope("/layer2/layer2.0/downsample/downsample.0/Conv", {}), "layer2.0.downsample.0");
+  EXPECT_EQ(onnxNodeScope("/m/transformer/h.0/attn/c_attn/Gemm", {}), "m.transformer.h.0.attn.c_attn");
+  EXPECT_EQ(onnxNodeScope("/features/features.1/conv/conv.0/conv.0.0/Conv", {}), "features.1.conv.0.0");
   EXPECT_EQ(onnxNodeScope("/Relu", {}), "");
   EXPECT_EQ(onnxNodeScope("node_conv2d", {}), "");
   EXPECT_EQ(onnxNodeScope("node_conv2d", {{"pkg.torch.onnx.name_scopes", "['', 'layer2', 'layer2.0', 'layer2.0.conv1', 'conv2d']"}}),
@@ -292,6 +295,48 @@ TEST(OnnxLoader, NodeScopesComeFromTheExportersNamesAndMetadata) {
   OnnxModel loaded = loadOnnx(path);
   std::vector<std::string> got;
   for (const Node& n : loaded.graph.nodes()) got.push_back(n.scope);
-  EXPECT_EQ(got, (std::vector<std::string>{"layer2.layer2.0.relu", "head.act"}));
+  EXPECT_EQ(got, (std::vector<std::string>{"layer2.0.relu", "head.act"}));
+  fs::remove(path);
+}
+
+// Parameters the TorchScript exporter named itself ("onnx::Gemm_7", a weight it folded) are named
+// by their reader's module path, as PyTorch names them; readers in two scopes keep the old name.
+TEST(OnnxLoader, ParamsAreNamedByTheirModulePath) {
+  EXPECT_EQ(moduleParamName({{"layer2.0.conv1", "Conv", 1}}), "layer2.0.conv1.weight");
+  EXPECT_EQ(moduleParamName({{"fc", "Gemm", 2}}), "fc.bias");
+  EXPECT_EQ(moduleParamName({{"a", "Conv", 1}, {"b", "Conv", 1}}), "");  // shared by two modules
+  EXPECT_EQ(moduleParamName({{"", "Conv", 1}}), "");                     // no scope to name it by
+  EXPECT_EQ(moduleParamName({{"a", "Relu", 0}}), "");                    // no known role
+  EXPECT_TRUE(isGeneratedParamName("onnx::Conv_208"));
+  EXPECT_FALSE(isGeneratedParamName("layer1.0.conv1.weight"));
+  if (!onnxAvailable()) GTEST_SKIP();
+  onnx::ModelProto m = modelWithInput({2, 3});
+  auto* g = m.mutable_graph();
+  auto addInit = [&](const std::string& name, std::vector<int64_t> dims, std::vector<float> values) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) t->add_dims(d);
+    for (float v : values) t->add_float_data(v);
+  };
+  addInit("onnx::Gemm_7", {3, 2}, {0.5f, -1.0f, 2.0f, 0.25f, -0.75f, 1.5f});
+  addInit("onnx::Gemm_8", {2}, {0.1f, -0.2f});
+  addInit("fc.bias", {1}, {9.0f});  // a taken name: the generated one gets a suffix, not this one's
+  auto* gemm = g->add_node();
+  gemm->set_op_type("Gemm");
+  gemm->set_name("/fc/Gemm");
+  gemm->add_input("x");
+  gemm->add_input("onnx::Gemm_7");
+  gemm->add_input("onnx::Gemm_8");
+  gemm->add_output("y");
+  g->add_output()->set_name("y");
+  std::string path = tempFile("params.onnx", m.SerializeAsString());
+  OnnxModel loaded = loadOnnx(path);
+  std::set<std::string> params;
+  for (const GraphInput& in : loaded.graph.inputs())
+    if (in.role == InputRole::Param) params.insert(loaded.graph.value(in.value).name);
+  EXPECT_TRUE(params.count("fc.weight")) << ::testing::PrintToString(params);
+  EXPECT_TRUE(params.count("fc.bias_2")) << ::testing::PrintToString(params);
+  EXPECT_FALSE(params.count("onnx::Gemm_7"));
   fs::remove(path);
 }

@@ -113,8 +113,33 @@ TEST(GraphLayout, SerializesForTheCache) {
   EXPECT_DOUBLE_EQ(back.nodes[1].y, l.nodes[1].y);
   ASSERT_EQ(back.edges.size(), 1u);
   EXPECT_EQ(back.edges[0].points, l.edges[0].points);
+  EXPECT_TRUE(l.edges[0].arrow);  // a digraph's edge ends in an arrowhead, below its tail
+  EXPECT_GT(l.edges[0].arrowY, l.edges[0].points.front().second);
+  EXPECT_EQ(back.edges[0].arrow, l.edges[0].arrow);
+  EXPECT_DOUBLE_EQ(back.edges[0].arrowY, l.edges[0].arrowY);
   ASSERT_EQ(back.clusters.size(), 1u);
   EXPECT_EQ(back.clusters[0].label, l.clusters[0].label);
   EXPECT_NE(dotHash("digraph { a }"), dotHash("digraph { b }"));
-  test::expectThrowContaining<LayoutError>([] { parseLayout("fusebox-layout 1\t1\t1\nN\tbroken\n"); }, "malformed layout line");
+  test::expectThrowContaining<LayoutError>([] { parseLayout("fusebox-layout 2\t1\t1\nN\tbroken\n"); }, "malformed layout line");
+  // a cache entry written by an older version is laid out again, not misread
+  test::expectThrowContaining<LayoutError>([] { parseLayout("fusebox-layout 1\t1\t1\n"); }, "older version");
+}
+
+// The parts of a graph before layout, from the rebuilt (safe) text: nodes with their innermost
+// cluster, edges, nested clusters.
+TEST(GraphLayout, ParsesTheGraphsParts) {
+  DotGraph g = parseDot(
+      "digraph g { subgraph cluster_a { label=\"A\"; subgraph cluster_b { label=\"B\"; b [label=\"x\\ny\", URL=\"http://e\"]; } a; }"
+      " c; a -> b; b -> c; }");
+  ASSERT_EQ(g.nodes.size(), 3u);
+  std::map<std::string, DotNode> byName;
+  for (const DotNode& n : g.nodes) byName[n.name] = n;
+  EXPECT_EQ(byName["b"].label, "x\ny");
+  EXPECT_EQ(byName["b"].cluster, "cluster_b");
+  EXPECT_EQ(byName["a"].cluster, "cluster_a");
+  EXPECT_EQ(byName["c"].cluster, "");
+  EXPECT_EQ(g.edges.size(), 2u);
+  ASSERT_EQ(g.clusters.size(), 2u);
+  EXPECT_EQ(g.clusters[1].parent, "cluster_a");
+  test::expectThrowContaining<LayoutError>([] { parseDot("digraph { {a b} -> c }"); }, "refused");
 }

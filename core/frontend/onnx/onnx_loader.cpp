@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "core/frontend/model_file.h"
@@ -176,10 +177,51 @@ std::vector<std::pair<std::string, std::string>> nodeMetadata(const onnx::NodePr
   return out;
 }
 
+// Renames the initializers the exporter named itself ("onnx::Conv_208") by the module path of
+// their reader ("layer2.0.conv1.weight"), in the graph's initializers, inputs and node inputs. A
+// graph with subgraphs (If, Loop) is left as it is: their bodies may refer to the old names.
+void nameParamsByModule(onnx::GraphProto& g) {
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute())
+      if (a.has_g() || a.graphs_size() > 0) return;
+  std::map<std::string, std::vector<OnnxParamUse>> uses;
+  std::set<std::string> taken;
+  for (const auto& init : g.initializer())
+    if (isGeneratedParamName(init.name())) uses[init.name()];
+  for (const auto& in : g.input()) taken.insert(in.name());
+  for (const auto& init : g.initializer()) taken.insert(init.name());
+  for (const auto& n : g.node()) {
+    for (const auto& o : n.output()) taken.insert(o);
+    std::string scope = onnxNodeScope(n.name(), nodeMetadata(n));
+    for (int slot = 0; slot < n.input_size(); ++slot)
+      if (auto it = uses.find(n.input(slot)); it != uses.end()) it->second.push_back({scope, n.op_type(), slot});
+  }
+  std::map<std::string, std::string> rename;
+  for (const auto& [old, u] : uses) {
+    std::string name = moduleParamName(u);
+    if (name.empty()) continue;
+    std::string unique = name;
+    for (int k = 2; taken.count(unique); ++k) unique = name + "_" + std::to_string(k);
+    taken.insert(unique);
+    rename[old] = unique;
+  }
+  if (rename.empty()) return;
+  auto apply = [&](std::string* s) {
+    if (auto it = rename.find(*s); it != rename.end()) *s = it->second;
+  };
+  for (auto& init : *g.mutable_initializer()) apply(init.mutable_name());
+  for (auto& in : *g.mutable_input()) apply(in.mutable_name());
+  for (auto& out : *g.mutable_output()) apply(out.mutable_name());
+  for (auto& info : *g.mutable_value_info()) apply(info.mutable_name());
+  for (auto& n : *g.mutable_node())
+    for (auto& in : *n.mutable_input()) apply(&in);
+}
+
 }  // namespace
 
 OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind) {
   onnx::ModelProto m = parseModelProto(path);
+  nameParamsByModule(*m.mutable_graph());
   OnnxModel out;
   for (const auto& imp : m.opset_import())
     if (imp.domain().empty() || imp.domain() == "ai.onnx") out.opset = imp.version();

@@ -28,15 +28,24 @@ std::string innermostModule(const std::string& list) {
   return entries.size() >= 2 ? entries[entries.size() - 2] : "";
 }
 
-// "/layer2/layer2.0/conv1/Conv" -> "layer2.layer2.0.conv1"; a name without '/' has no scope.
+// "/layer2/layer2.0/conv1/Conv" -> "layer2.0.conv1"; a name without '/' has no scope. The
+// TorchScript exporter names a ModuleList/Sequential child by its parent's attribute and index
+// ("layer2.0" under "layer2", "h.0" under "transformer"), so a part that starts with the previous
+// part and a dot replaces it: the result is the module's dotted path, as the dynamo exporter writes.
 std::string scopeOfSlashPath(const std::string& name) {
   if (name.empty() || name[0] != '/') return "";
-  std::string scope;
+  std::string scope, last;
   size_t start = 1;
   for (size_t slash = name.find('/', start); slash != std::string::npos; slash = name.find('/', start)) {
     std::string part = name.substr(start, slash - start);
-    if (!part.empty()) scope += (scope.empty() ? "" : ".") + part;
     start = slash + 1;
+    if (part.empty()) continue;
+    if (!last.empty() && part.size() > last.size() && part.compare(0, last.size() + 1, last + ".") == 0)
+      scope.erase(scope.size() - last.size());  // "layer2" becomes "layer2.0"
+    else if (!scope.empty())
+      scope += ".";
+    scope += part;
+    last = part;
   }
   return scope;  // the text after the last '/' is the op ("Conv", "Conv_1")
 }
@@ -51,5 +60,38 @@ std::string onnxNodeScope(const std::string& nodeName, const std::vector<std::pa
     }
   return safeScope(scopeOfSlashPath(nodeName));
 }
+
+namespace {
+
+// The parameter role of input `slot` of an ONNX op, named as the PyTorch module's parameter is.
+std::string slotRole(const std::string& op, int slot) {
+  struct Role {
+    const char* op;
+    int slot;
+    const char* name;
+  };
+  static const Role roles[] = {
+      {"Conv", 1, "weight"},       {"Conv", 2, "bias"},          {"ConvTranspose", 1, "weight"},     {"ConvTranspose", 2, "bias"},
+      {"Gemm", 1, "weight"},       {"Gemm", 2, "bias"},          {"MatMul", 1, "weight"},            {"BatchNormalization", 1, "weight"},
+      {"BatchNormalization", 2, "bias"}, {"BatchNormalization", 3, "running_mean"}, {"BatchNormalization", 4, "running_var"},
+      {"LayerNormalization", 1, "weight"}, {"LayerNormalization", 2, "bias"}, {"Add", 1, "bias"}, {"Add", 0, "bias"},
+  };
+  for (const Role& r : roles)
+    if (op == r.op && slot == r.slot) return r.name;
+  return "";
+}
+
+}  // namespace
+
+std::string moduleParamName(const std::vector<OnnxParamUse>& uses) {
+  if (uses.empty()) return "";
+  std::string scope = safeScope(uses[0].scope), role = slotRole(uses[0].op, uses[0].slot);
+  for (const OnnxParamUse& u : uses)
+    if (safeScope(u.scope) != scope || slotRole(u.op, u.slot) != role) return "";
+  if (scope.empty() || role.empty()) return "";
+  return scope + "." + role;
+}
+
+bool isGeneratedParamName(const std::string& name) { return name.rfind("onnx::", 0) == 0; }
 
 }  // namespace fusebox
