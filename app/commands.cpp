@@ -171,7 +171,8 @@ std::string targetArg(const Args& a, const std::string& fallback, bool interpToo
 
 const char* const kGuiHelp =
     "usage: fusebox gui [MODEL] [--session FILE [--id N]]   (or fusebox with no arguments: the demo model)\n"
-    "       fusebox gui FILE.fbs                             (the latest session stored in FILE.fbs)\n\n"
+    "       fusebox gui FILE.fbs                             (the latest session stored in FILE.fbs)\n"
+    "       fusebox gui MODEL --run-all [--screenshot OUT.png [--focus PANE] [--expand SCOPE[,SCOPE]] [--size WxH]]\n\n"
     "Opens the inspector: the traced, joint, prims and fused loop-IR graphs side by side with the\n"
     "generated C++/CUDA, a live per-kernel profile (Run & profile) and fusion comparisons of two runs.\n"
     "A banner explains each pane on first start. MODEL is a built-in model, a .fbx or a .onnx file.\n"
@@ -179,6 +180,13 @@ const char* const kGuiHelp =
     "Sessions are recorded in ~/.local/share/fusebox/sessions.fbs, or in --session FILE.\n"
     "  --session FILE   the session file to record into and read from\n"
     "  --id N           show stored session N of that file as it was recorded, without recomputing\n"
+    "  --run-all        run every stage at start\n"
+    "  --screenshot OUT.png  draw everything (no display needed), write the window to OUT.png and exit\n"
+    "  --focus PANE     in the screenshot, one pane across the window: traced, joint, prims or fused\n"
+    "  --expand SCOPE   in the screenshot, open these module scopes (layer2.0.conv1; comma-separated)\n"
+    "  --size WxH       the screenshot's window size (default 1600x1000)\n"
+    "Every pane opens with module scopes folded into boxes: double-click one to open it; search a\n"
+    "pane by op, node name, scope, buffer or kernel (Enter: next match).\n"
     "File > Open session... lists the sessions of any .fbs file and shows the one picked.\n";
 
 std::string usage() {

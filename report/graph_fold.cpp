@@ -79,6 +79,7 @@ ScopeFolding::ScopeFolding(DotGraph graph, const std::map<std::string, std::stri
     auto it = scopes.find(n.name);
     if (it == scopes.end()) continue;
     placement_[n.name] = it->second;
+    recorded_[n.name] = it->second;
     for (const std::string& level : scopeLevels(it->second)) ++opCount[level];
   }
   placeUnscopedNodes();
@@ -147,6 +148,18 @@ std::vector<std::string> ScopeFolding::members(const std::string& scope) const {
   return out;
 }
 
+std::vector<std::string> ScopeFolding::recordedIn(const std::string& scope) const {
+  std::vector<std::string> out;
+  if (scope.empty()) return out;
+  for (const DotNode& n : graph_.nodes) {
+    auto it = recorded_.find(n.name);
+    if (it == recorded_.end()) continue;
+    const std::string& r = it->second;
+    if (r == scope || (r.size() > scope.size() && r.compare(0, scope.size() + 1, scope + ".") == 0)) out.push_back(n.name);
+  }
+  return out;
+}
+
 std::set<std::string> ScopeFolding::initialExpansion() const {
   std::set<std::string> expanded;
   // Open through a chain of lone scopes: the root (or an opened scope) whose only content is one
@@ -207,6 +220,11 @@ std::string ScopeFolding::clusterScope(const std::string& cluster) const {
     return "";
   size_t id = std::stoul(digits);
   return id < scopeOrder_.size() ? scopeOrder_[id] : "";
+}
+
+std::string ScopeFolding::clusterOf(const std::string& scope) const {
+  auto it = scopeId_.find(scope);
+  return kernelClusters_ || it == scopeId_.end() ? "" : "cluster_" + std::to_string(it->second);
 }
 
 std::string ScopeFolding::visibleItem(const std::string& node, const std::set<std::string>& expanded) const {

@@ -31,8 +31,10 @@ public:
   // Every scope that can be boxed, parents before children.
   const std::vector<std::string>& scopes() const { return scopeOrder_; }
   int depthOf(const std::string& scope) const;  // "layer2" is 1, "layer2.0" 2
-  // The graph's nodes inside `scope` at any depth.
+  // The graph's nodes inside `scope` at any depth (where they are drawn).
   std::vector<std::string> members(const std::string& scope) const;
+  // The nodes whose recorded scope is `scope` or inside it: also a scope of one op, never boxed.
+  std::vector<std::string> recordedIn(const std::string& scope) const;
 
   // The opening view: top-level scopes boxed; a scope holding nothing but one child scope is
   // opened through, so a wrapper module ("model" around "model.transformer") costs no click.
@@ -47,8 +49,10 @@ public:
   std::string visibleItem(const std::string& node, const std::set<std::string>& expanded) const;
   // The scope a box name stands for ("" when `item` is not a box).
   std::string boxScope(const std::string& item) const;
-  // The expanded scope a cluster of foldedDot's text draws ("" for a kernel's or an unknown one).
+  // The expanded scope a cluster of foldedDot's text draws ("" for a kernel's or an unknown one),
+  // and the other way ("" when `scope` is never boxed).
   std::string clusterScope(const std::string& cluster) const;
+  std::string clusterOf(const std::string& scope) const;
   // The graph as dot text with every scope not in `expanded` drawn as one box.
   std::string foldedDot(const std::set<std::string>& expanded) const;
 
@@ -66,6 +70,7 @@ private:
   DotGraph graph_;
   bool kernelClusters_;
   std::map<std::string, std::string> placement_;  // node -> scope it is drawn in
+  std::map<std::string, std::string> recorded_;   // node -> the scope its stage recorded
   std::map<std::string, size_t> index_;           // node name -> position in graph_.nodes
   std::vector<std::string> scopeOrder_;
   std::map<std::string, int> scopeId_;            // scope -> its box number

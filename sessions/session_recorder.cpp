@@ -1,5 +1,6 @@
 #include "sessions/session_recorder.h"
 
+#include <algorithm>
 #include <set>
 
 #include "core/backend/backend.h"
@@ -49,6 +50,8 @@ void addSchedule(StageRecord& r, const std::string& stage, const std::string& g,
       for (const std::string& op : n.prims) sk.ops.push_back({it.node, op});
       if (n.prims.empty() && n.kind == LoopNode::Kind::Extern) sk.ops.push_back({it.node, externPrim(n.externOp).qualifiedName()});
     }
+    std::sort(sk.provenance.begin(), sk.provenance.end());  // nodes of one kernel share origins: list each once
+    sk.provenance.erase(std::unique(sk.provenance.begin(), sk.provenance.end()), sk.provenance.end());
     r.kernels.push_back(std::move(sk));
   }
   r.schedules.push_back({g, lp.name, sc.memory.peakIntermediateBytes});

@@ -5,6 +5,7 @@
 #include <QRegularExpression>
 #include <QSyntaxHighlighter>
 #include <QTextBlock>
+#include <QTimer>
 #include <algorithm>
 
 namespace fusebox {
@@ -50,9 +51,19 @@ public:
     }
   }
 
+  // Off while a long text is set (highlighting all of it at once stalls the window for hundreds
+  // of ms on a 12-layer model's code); then the blocks are highlighted a slice per event.
+  void setActive(bool on) { active_ = on; }
+  void highlightInSlices(QTextBlock from) {
+    const int kSlice = 400;
+    int n = 0;
+    for (; from.isValid() && n < kSlice; from = from.next(), ++n) rehighlightBlock(from);
+    if (from.isValid()) QTimer::singleShot(0, this, [this, from] { highlightInSlices(from); });
+  }
+
 protected:
   void highlightBlock(const QString& text) override {
-    if (text.size() > 2000) return;  // long lines (data, base64) stay plain
+    if (!active_ || text.size() > 2000) return;  // long lines (data, base64) stay plain
     for (const auto& [re, f] : rules_)
       for (auto it = re.globalMatch(text); it.hasNext();) {
         auto m = it.next();
@@ -62,6 +73,7 @@ protected:
 
 private:
   std::vector<std::pair<QRegularExpression, QTextCharFormat>> rules_;
+  bool active_ = true;
 };
 
 }  // namespace
@@ -74,9 +86,11 @@ void CodeView::clearAll() {
   clear();
 }
 
-QPlainTextEdit* CodeView::editor(const QString& title) const {
+QPlainTextEdit* CodeView::editor(const QString& title) {
   auto it = tabs_.find(title);
-  return it == tabs_.end() ? nullptr : it->second.edit;
+  if (it == tabs_.end()) return nullptr;
+  apply(it->second);
+  return it->second.edit;
 }
 
 void CodeView::setCode(const QString& title, const QString& language, const QString& text, const std::vector<KernelSpan>& kernels) {
@@ -86,7 +100,7 @@ void CodeView::setCode(const QString& title, const QString& language, const QStr
     tab.edit->setReadOnly(true);
     tab.edit->setLineWrapMode(QPlainTextEdit::NoWrap);
     tab.edit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    new CodeHighlighter(tab.edit->document(), language);
+    tab.highlighter = new CodeHighlighter(tab.edit->document(), language);
     addTab(tab.edit, title);
     QPlainTextEdit* edit = tab.edit;
     connect(edit, &QPlainTextEdit::cursorPositionChanged, this, [this, edit, title] {
@@ -99,13 +113,52 @@ void CodeView::setCode(const QString& title, const QString& language, const QStr
     });
   }
   tab.kernels = kernels;
+  // A 12-layer model's four tabs take ~150 ms to set at once: one tab per event keeps the window
+  // responsive (editor() and the highlighting calls set a pending text at once when asked).
+  tab.pending = text;
+  tab.hasPending = true;
+  if (!flushScheduled_) {
+    flushScheduled_ = true;
+    QTimer::singleShot(0, this, &CodeView::flushOne);
+  }
+}
+
+void CodeView::apply(Tab& tab) {
+  if (!tab.hasPending) return;
+  tab.hasPending = false;
+  auto* highlighter = static_cast<CodeHighlighter*>(tab.highlighter);
+  highlighter->setActive(false);
   tab.edit->blockSignals(true);
-  tab.edit->setPlainText(text);
+  tab.edit->setPlainText(tab.pending);
   tab.edit->blockSignals(false);
+  tab.pending.clear();
+  highlighter->setActive(true);
+  highlighter->highlightInSlices(tab.edit->document()->firstBlock());
+}
+
+void CodeView::flushOne() {
+  flushScheduled_ = false;
+  Tab* next = nullptr;
+  for (auto& [title, tab] : tabs_)
+    if (tab.hasPending && (!next || tab.edit == currentWidget())) next = &tab;
+  if (!next) return;
+  apply(*next);
+  for (auto& [title, tab] : tabs_)
+    if (tab.hasPending) {
+      flushScheduled_ = true;
+      QTimer::singleShot(0, this, &CodeView::flushOne);
+      break;
+    }
+}
+
+void CodeView::flushAll() {
+  for (auto& [title, tab] : tabs_) apply(tab);
 }
 
 int CodeView::highlightOrigins(const std::set<int64_t>& traced) {
+  flushAll();
   int currentLines = 0;
+  QPlainTextEdit* withHits = nullptr;
   for (auto& [title, tab] : tabs_) {
     QList<QTextEdit::ExtraSelection> marks;
     int firstHit = 0;
@@ -130,6 +183,13 @@ int CodeView::highlightOrigins(const std::set<int64_t>& traced) {
       tab.edit->centerCursor();
     }
     if (tab.edit == currentWidget()) currentLines = static_cast<int>(marks.size());
+    if (!marks.isEmpty() && !withHits) withHits = tab.edit;
+  }
+  // the code of what was selected, not a tab that has none of it
+  if (currentLines == 0 && withHits) {
+    setCurrentWidget(withHits);
+    for (const auto& [title, tab] : tabs_)
+      if (tab.edit == withHits) currentLines = static_cast<int>(tab.edit->extraSelections().size());
   }
   return currentLines;
 }

@@ -28,7 +28,7 @@ public:
   // Highlights the kernels computing any of `traced` in every tab; returns the highlighted lines
   // of the current tab.
   int highlightOrigins(const std::set<int64_t>& traced);
-  QPlainTextEdit* editor(const QString& title) const;
+  QPlainTextEdit* editor(const QString& title);  // its text set, if still pending
   // The kernels (of every tab, each name once) that compute any of `traced`.
   QStringList kernelsComputing(const std::set<int64_t>& traced) const;
 
@@ -38,9 +38,16 @@ signals:
 private:
   struct Tab {
     QPlainTextEdit* edit = nullptr;
+    QObject* highlighter = nullptr;  // the tab's CodeHighlighter (code_view.cpp)
+    QString pending;                 // text not yet in the editor
+    bool hasPending = false;
     std::vector<KernelSpan> kernels;
   };
+  void apply(Tab& tab);
+  void flushOne();
+  void flushAll();
   std::map<QString, Tab> tabs_;
+  bool flushScheduled_ = false;
 };
 
 }  // namespace fusebox

@@ -124,7 +124,8 @@ void GraphPane::setGraphs(const std::vector<PaneGraph>& graphs) {
   int pick = 0;
   for (size_t i = 0; i < graphs_.size(); ++i) {
     size_t n = graphs_[i].folding ? graphs_[i].folding->graph().nodes.size() : graphs_[i].layout.nodes.size();
-    choice_->addItem(QString("%1 (%2 nodes)").arg(graphs_[i].name).arg(n));
+    choice_->addItem(QString("%1 (%2)").arg(graphs_[i].name).arg(n));
+    choice_->setItemData(static_cast<int>(i), QString("%1: %2 nodes").arg(graphs_[i].name).arg(n), Qt::ToolTipRole);
     if (graphs_[i].name == keep) pick = static_cast<int>(i);
   }
   choice_->setCurrentIndex(pick);
@@ -194,6 +195,12 @@ void GraphPane::draw() {
   if (!centreOn_.empty() || !selectAfter_.empty()) view_->setTransform(keep);  // a fold change keeps the zoom
   if (!lit_.empty()) view_->highlightOrigins(lit_);
   if (!centreOn_.empty()) view_->centreOn(centreOn_);
+  if (g->folding && !centreScope_.empty()) {  // an opened scope: the whole of it in view if it fits
+    std::string cluster = g->folding->clusterOf(centreScope_);
+    for (const LayoutCluster& c : g->layout.clusters)
+      if (!cluster.empty() && c.name == cluster) view_->showRect(QRectF(c.x0, c.y0, c.x1 - c.x0, c.y1 - c.y0));
+  }
+  centreScope_.clear();
   if (!selectAfter_.empty()) view_->selectItems({selectAfter_});
   centreOn_.clear();
   selectAfter_.clear();
@@ -256,6 +263,7 @@ void GraphPane::expand(const std::string& scope) {
   std::set<std::string> e = g->expanded;
   e.insert(scope);
   std::vector<std::string> inside = g->folding->members(scope);
+  centreScope_ = scope;
   setExpanded(e, inside.empty() ? "" : g->folding->visibleItem(inside.front(), e));
 }
 
@@ -276,13 +284,14 @@ void GraphPane::expandToDepth(int depth) {
 bool GraphPane::openScope(const std::string& scope) {
   PaneGraph* g = current();
   if (!g || !g->folding) return false;
-  const std::vector<std::string>& known = g->folding->scopes();
-  if (std::find(known.begin(), known.end(), scope) == known.end()) return false;
+  std::vector<std::string> nodes = g->folding->recordedIn(scope);
+  if (nodes.empty()) return false;
   std::set<std::string> e = g->expanded;
   for (const std::string& level : scopeLevels(scope))
-    if (std::find(known.begin(), known.end(), level) != known.end()) e.insert(level);
-  std::vector<std::string> inside = g->folding->members(scope);
-  setExpanded(e, inside.empty() ? "" : g->folding->visibleItem(inside.front(), e));
+    if (!g->folding->clusterOf(level).empty()) e.insert(level);
+  for (const std::string& n : nodes) e = g->folding->revealing(n, e);  // a scope of one op: its parents
+  centreScope_ = scope;
+  setExpanded(e, g->folding->visibleItem(nodes.front(), e));
   return true;
 }
 

@@ -101,6 +101,7 @@ private:
   bool pending_ = false;
   std::string centreOn_;       // after the pending layout: the item to bring into view
   std::string selectAfter_;    // ... and the node to select
+  std::string centreScope_;    // ... or the opened scope to frame
   std::vector<std::string> hits_;
   int hitIndex_ = -1;
   std::set<int64_t> lit_;

@@ -158,7 +158,7 @@ int GraphView::highlightOrigins(const std::set<int64_t>& traced) {
     n.box->setPen(hit ? QPen(QColor("#d62728"), 3) : QPen(QColor("#555555"), 0.8));
     n.box->setOpacity(traced.empty() || hit ? 1.0 : 0.55);
     if (hit && (!first || n.box->sceneBoundingRect().top() < first->sceneBoundingRect().top())) first = n.box;
-    if (hit && visible.intersects(n.box->sceneBoundingRect())) anyInView = true;
+    if (hit && visible.contains(n.box->sceneBoundingRect())) anyInView = true;
   }
   if (first && !anyInView) centerOn(first);
   return highlighted_;
@@ -176,6 +176,13 @@ void GraphView::selectItems(const std::vector<std::string>& names) {
   if (first) centerOn(first);
 }
 
+void GraphView::showRect(const QRectF& r) {
+  QRectF seen = mapToScene(viewport()->rect()).boundingRect();
+  if (r.width() <= seen.width() && r.height() <= seen.height()) return centerOn(r.center());
+  // larger than the view: its top (where a scope's inputs come in), centred across
+  centerOn(r.center().x(), r.top() + seen.height() / 2 - 10);
+}
+
 void GraphView::centreOn(const std::string& name) {
   if (auto it = nodes_.find(name); it != nodes_.end()) centerOn(it->second.box);
 }
@@ -185,7 +192,7 @@ void GraphView::fitWidth() {
   if (r.isEmpty()) return;
   resetTransform();
   double s = std::min(1.0, viewport()->width() / r.width());
-  s = std::max(s, 0.35);  // keep labels legible; wide graphs pan sideways
+  s = std::max(s, 0.8);  // keep labels legible; wide graphs pan sideways
   scale(s, s);
   centerOn(r.center().x(), r.top() + viewport()->height() / (2 * s));
   updateMinimap();
@@ -254,7 +261,7 @@ void GraphView::updateMinimap() {
   minimap_->setVisible(needed);
   if (!needed) return;
   // In the bottom-right corner, where a top-down graph's first nodes are not.
-  QSize size(std::min(110, viewport()->width() / 4), std::min(130, viewport()->height() / 3));
+  QSize size(std::min(90, viewport()->width() / 5), std::min(110, viewport()->height() / 4));
   minimap_->setGeometry(viewport()->x() + viewport()->width() - size.width() - 4, viewport()->y() + viewport()->height() - size.height() - 4,
                         size.width(), size.height());
   minimap_->showView(scene, seen);

@@ -33,6 +33,7 @@ public:
   // Selects these items and centres the first (unknown names are skipped).
   void selectItems(const std::vector<std::string>& names);
   void centreOn(const std::string& name);  // no-op when unknown
+  void showRect(const QRectF& sceneRect);  // centres it, or its top when it does not fit
   void fitAll();
   void fitWidth();  // the initial view: the graph's width, from the top, labels kept legible
   int nodeCount() const { return static_cast<int>(nodes_.size()); }

@@ -35,7 +35,8 @@ QPointF Minimap::toScene(QPointF p) const {
 
 void Minimap::paintEvent(QPaintEvent*) {
   QPainter p(this);
-  p.fillRect(rect(), QColor(255, 255, 255, 235));
+  p.setOpacity(0.85);  // the graph under it stays visible
+  p.fillRect(rect(), QColor(255, 255, 255, 220));
   p.setPen(QColor("#9aa5b5"));
   p.drawRect(rect().adjusted(0, 0, -1, -1));
   QRectF t = target();

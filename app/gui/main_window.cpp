@@ -391,6 +391,10 @@ void MainWindow::onStageDone(const StageResult& r) {
   busy_ = runningAll_;
   statusBar()->showMessage(QString("%1 done in %2 ms, drawn %3 ms later").arg(r.stage).arg(r.ms, 0, 'f', 2).arg(displayMs_[r.stage], 0, 'f', 0));
   if (r.last) refreshCandidates();
+  if (r.last && !viewingStored_)
+    readyLine_->setText(QString("Model %1: every stage done. Click a node to follow it through the panes and the code; "
+                                "search a pane by op, name or module scope; Run & profile runs the code")
+                            .arg(model_->currentText()));
   if (r.last && viewingStored_) {  // its recorded profile too, if it was run
     statusBar()->showMessage(QString("stored session %1: %2 stages shown as recorded").arg(session_).arg(done_.size()));
     lastSample_ = 0;
@@ -494,7 +498,12 @@ void MainWindow::focusPane(int pane) {
     panes_[i]->setVisible(pane < 0 || i == pane);
     panes_[i]->focusButton()->setChecked(i == pane);
   }
-  if (pane >= 0) QTimer::singleShot(0, panes_[pane]->view(), &GraphView::fitWidth);
+  // Each pane keeps what it was looking at: the scene point at its centre stays there.
+  for (GraphPane* p : panes_) {
+    GraphView* v = p->view();
+    QPointF centre = v->mapToScene(v->viewport()->rect().center());
+    QTimer::singleShot(0, v, [v, centre] { v->centerOn(centre); });
+  }
 }
 
 void MainWindow::startProfileRun(int iterations) {

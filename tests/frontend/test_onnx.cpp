@@ -328,7 +328,19 @@ TEST(OnnxLoader, ParamsAreNamedByTheirModulePath) {
   gemm->add_input("x");
   gemm->add_input("onnx::Gemm_7");
   gemm->add_input("onnx::Gemm_8");
-  gemm->add_output("y");
+  gemm->add_output("h");
+  // the TorchScript exporter's shared copy of an equal initializer, through an Identity
+  auto* copy = g->add_node();
+  copy->set_op_type("Identity");
+  copy->set_name("Identity_0");
+  copy->add_input("onnx::Gemm_8");
+  copy->add_output("onnx::Gemm_9");
+  auto* head = g->add_node();
+  head->set_op_type("Add");
+  head->set_name("/head/Add");
+  head->add_input("h");
+  head->add_input("onnx::Gemm_9");
+  head->add_output("y");
   g->add_output()->set_name("y");
   std::string path = tempFile("params.onnx", m.SerializeAsString());
   OnnxModel loaded = loadOnnx(path);
@@ -337,6 +349,7 @@ TEST(OnnxLoader, ParamsAreNamedByTheirModulePath) {
     if (in.role == InputRole::Param) params.insert(loaded.graph.value(in.value).name);
   EXPECT_TRUE(params.count("fc.weight")) << ::testing::PrintToString(params);
   EXPECT_TRUE(params.count("fc.bias_2")) << ::testing::PrintToString(params);
+  EXPECT_TRUE(params.count("head.bias")) << ::testing::PrintToString(params);  // the Identity copy, named by its reader
   EXPECT_FALSE(params.count("onnx::Gemm_7"));
   fs::remove(path);
 }

@@ -223,6 +223,67 @@ private slots:
     shot(w.get(), "06_large_joint_graph");
   }
 
+  // A GPT-2-small-shaped training step (12 blocks, C=64 so it compiles fast; the graphs have
+  // GPT-2 small's structure): how long after each stage finishes its graphs are on screen, and
+  // the UI thread's longest stall meanwhile. Printed for bench/RESULTS.md, not asserted.
+  void gpt2SmallFirstDisplay() {
+    QString path = dir_ + "/gpt2_12.fbx";
+    {
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      QTextStream out(&f);
+      out << "model gpt2_12(x: f32[B, T, 64]) dims(B = 2, T = 16) {\n";
+      int seed = 1;
+      auto param = [&](const QString& name, const QString& shape) {
+        return QString("      param %1: f32[%2] = randn(seed=%3, std=0.02)\n").arg(name, shape).arg(seed++);
+      };
+      for (int i = 0; i < 12; ++i) {
+        out << "  scope h" << i << " {\n";
+        out << "    scope ln_1 {\n" << param("weight", "64") << param("bias", "64") << "      h = layer_norm(x, [64], weight, bias)\n    }\n";
+        out << "    scope attn {\n      scope c_attn {\n" << param("weight", "192, 64") << param("bias", "192")
+            << "        qkv = linear(h, weight, bias)\n      }\n"
+            << "      q = transpose(reshape(slice(qkv, 2, 0, 64), [B, T, 4, 16]), 1, 2)\n"
+            << "      k = transpose(reshape(slice(qkv, 2, 64, 128), [B, T, 4, 16]), 1, 2)\n"
+            << "      v = transpose(reshape(slice(qkv, 2, 128, 192), [B, T, 4, 16]), 1, 2)\n"
+            << "      pos = arange(T)\n      future = gt(reshape(pos, [1, T]), reshape(pos, [T, 1]))\n"
+            << "      att = softmax(masked_fill(matmul(q, transpose(k, -2, -1)) * 0.25, future, -inf), -1)\n"
+            << "      y = reshape(transpose(matmul(att, v), 1, 2), [B, T, 64])\n"
+            << "      scope c_proj {\n" << param("weight", "64, 64") << param("bias", "64") << "        y = linear(y, weight, bias)\n      }\n    }\n";
+        out << "    x = x + y\n";
+        out << "    scope ln_2 {\n" << param("weight", "64") << param("bias", "64") << "      h = layer_norm(x, [64], weight, bias)\n    }\n";
+        out << "    scope mlp {\n      scope c_fc {\n" << param("weight", "256, 64") << param("bias", "256")
+            << "        h = gelu(linear(h, weight, bias), approximate=\"tanh\")\n      }\n"
+            << "      scope c_proj {\n" << param("weight", "64, 256") << param("bias", "64") << "        h = linear(h, weight, bias)\n      }\n    }\n";
+        out << "    x = x + h\n  }\n";
+      }
+      out << "  return sum(x * x)\n}\n";
+    }
+    auto w = window();
+    w->setModel(path);
+    QElapsedTimer clock;
+    qint64 lastTick = 0, maxGap = 0;
+    QTimer ticker;
+    clock.start();
+    QObject::connect(&ticker, &QTimer::timeout, [&] {
+      maxGap = std::max(maxGap, clock.elapsed() - lastTick);
+      lastTick = clock.elapsed();
+    });
+    ticker.start(10);
+    w->runAllStages();
+    QTRY_VERIFY_WITH_TIMEOUT((w->stagesDone().size() == 7 && !w->busy()) || !w->lastError().isEmpty(), 240000);
+    QVERIFY2(w->lastError().isEmpty(), qPrintable(w->lastError()));
+    ticker.stop();
+    QStringList figures;
+    for (const QString& stage : w->stagesDone())
+      if (w->displayMs(stage) >= 0) figures << QString("%1 %2 ms").arg(stage).arg(w->displayMs(stage), 0, 'f', 0);
+    QStringList sizes;
+    for (int i = 0; i < 4; ++i)
+      sizes << QString("%1: %2 of %3").arg(w->pane(i)->title()).arg(w->pane(i)->view()->nodeCount()).arg(w->pane(i)->folding()->graph().nodes.size());
+    qInfo("gpt2_12 training: drawn after its stage: %s; longest UI-thread stall %lld ms; items drawn of nodes: %s",
+          qPrintable(figures.join(", ")), maxGap, qPrintable(sizes.join(", ")));
+    shot(w.get(), "10_gpt2_12_layers");
+  }
+
   // What the issue asks of a real model, on one with module scopes: every pane opens folded; a
   // module is found by name in every pane (next/previous, its scopes opened, in view); clicking it
   // lights its relatives in every pane, in view, with its properties and kernels; the stored

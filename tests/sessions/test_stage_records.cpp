@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <sqlite3.h>
 
+#include "core/frontend/fbx_parser.h"
 #include "core/frontend/model_loader.h"
 #include "core/pipeline/stage_table.h"
 #include "report/stage_view.h"
@@ -157,3 +158,36 @@ TEST(StageRecords, ViewFromTheStoredRecordEqualsTheLiveOne) {
   }
   EXPECT_EQ(code.code[3].kernels.size(), p.modules("cuda")[1].kernels.size());
 }
+
+namespace fusebox {
+namespace {
+
+// A kernel claims only the traced nodes it computes: in a training step of six relu blocks, the
+// one zero constant CSE shares among every relu's backward must not make a kernel claim the
+// relus of other blocks (the GUI would light them all), and a kernel lists each origin once.
+TEST(StageRecords, KernelsClaimOnlyWhatTheyCompute) {
+  std::string src = "model blocks(x: f32[4, 16]) {\n  h0 = x\n";
+  for (int i = 1; i <= 6; ++i)
+    src += "  scope block" + std::to_string(i) + " {\n    param w: f32[16, 16] = randn(seed=" + std::to_string(i) +
+           ", std=0.3)\n    h" + std::to_string(i) + " = relu(linear(h" + std::to_string(i - 1) + ", w))\n  }\n";
+  src += "  return sum(h6 * h6)\n}\n";
+  PipelineConfig config;
+  config.train = true;
+  Pipeline p(parseModel(src, "blocks.fbx"), config);
+  while (p.nextStage()) p.step();
+  std::set<int64_t> relus;
+  for (const Node& n : p.traced().nodes())
+    if (n.op == "relu") relus.insert(n.id);
+  ASSERT_EQ(relus.size(), 6u);
+  StageRecord r = stageRecord(p, Stage::Schedule);
+  ASSERT_FALSE(r.kernels.empty());
+  for (const StoredKernel& k : r.kernels) {
+    int claimed = static_cast<int>(std::count_if(k.provenance.begin(), k.provenance.end(), [&](int64_t o) { return relus.count(o) > 0; }));
+    EXPECT_LE(claimed, 2) << k.graph << " " << k.name;
+    EXPECT_TRUE(std::is_sorted(k.provenance.begin(), k.provenance.end()));
+    EXPECT_EQ(std::adjacent_find(k.provenance.begin(), k.provenance.end()), k.provenance.end()) << k.name;
+  }
+}
+
+}  // namespace
+}  // namespace fusebox

@@ -178,20 +178,29 @@ std::vector<std::pair<std::string, std::string>> nodeMetadata(const onnx::NodePr
 }
 
 // Renames the initializers the exporter named itself ("onnx::Conv_208") by the module path of
-// their reader ("layer2.0.conv1.weight"), in the graph's initializers, inputs and node inputs. A
+// their reader ("layer2.0.conv1.weight"), in the graph's initializers, inputs, outputs and nodes.
+// The TorchScript exporter stores equal initializers once and fans them out through Identity
+// nodes; an Identity's output is named by its own reader, and Identity readers do not count. A
 // graph with subgraphs (If, Loop) is left as it is: their bodies may refer to the old names.
 void nameParamsByModule(onnx::GraphProto& g) {
   for (const auto& n : g.node())
     for (const auto& a : n.attribute())
       if (a.has_g() || a.graphs_size() > 0) return;
-  std::map<std::string, std::vector<OnnxParamUse>> uses;
+  std::map<std::string, std::vector<OnnxParamUse>> uses;  // the names to rename, with their readers
   std::set<std::string> taken;
   for (const auto& init : g.initializer())
     if (isGeneratedParamName(init.name())) uses[init.name()];
   for (const auto& in : g.input()) taken.insert(in.name());
   for (const auto& init : g.initializer()) taken.insert(init.name());
+  std::set<std::string> constant;  // initializers and Identity copies of them
+  for (const auto& init : g.initializer()) constant.insert(init.name());
   for (const auto& n : g.node()) {
     for (const auto& o : n.output()) taken.insert(o);
+    if (n.op_type() == "Identity" && n.input_size() == 1 && n.output_size() == 1 && constant.count(n.input(0))) {
+      constant.insert(n.output(0));
+      if (isGeneratedParamName(n.output(0))) uses[n.output(0)];
+      continue;
+    }
     std::string scope = onnxNodeScope(n.name(), nodeMetadata(n));
     for (int slot = 0; slot < n.input_size(); ++slot)
       if (auto it = uses.find(n.input(slot)); it != uses.end()) it->second.push_back({scope, n.op_type(), slot});
@@ -213,8 +222,10 @@ void nameParamsByModule(onnx::GraphProto& g) {
   for (auto& in : *g.mutable_input()) apply(in.mutable_name());
   for (auto& out : *g.mutable_output()) apply(out.mutable_name());
   for (auto& info : *g.mutable_value_info()) apply(info.mutable_name());
-  for (auto& n : *g.mutable_node())
+  for (auto& n : *g.mutable_node()) {
     for (auto& in : *n.mutable_input()) apply(&in);
+    for (auto& out : *n.mutable_output()) apply(&out);
+  }
 }
 
 }  // namespace
