@@ -171,7 +171,7 @@ std::string targetArg(const Args& a, const std::string& fallback, bool interpToo
 
 const char* const kGuiHelp =
     "usage: fusebox gui [MODEL] [--session FILE [--id N]]   (or fusebox with no arguments: the demo model)\n"
-    "       fusebox gui FILE.fbs                             (the latest session stored in FILE.fbs)\n"
+    "       fusebox gui FILE.fbs                             (its session browser, and its latest session)\n"
     "       fusebox gui MODEL --run-all [--screenshot OUT.png [--focus PANE] [--expand SCOPE[,SCOPE]] [--size WxH]]\n\n"
     "Opens the inspector: the traced, joint, prims and fused loop-IR graphs side by side with the\n"
     "generated C++/CUDA, a live per-kernel profile (Run & profile) and fusion comparisons of two runs.\n"
@@ -187,7 +187,8 @@ const char* const kGuiHelp =
     "  --size WxH       the screenshot's window size (default 1600x1000)\n"
     "Every pane opens with module scopes folded into boxes: double-click one to open it; search a\n"
     "pane by op, node name, scope, buffer or kernel (Enter: next match).\n"
-    "File > Open session... lists the sessions of any .fbs file and shows the one picked.\n";
+    "File > Open session file... lists the sessions of any .fbs file (name, model, config, kernels,\n"
+    "time per step, tags, notes) to open, rename, annotate or delete.\n";
 
 std::string usage() {
   return "usage: fusebox COMMAND [ARGS]\n\n"

@@ -35,6 +35,7 @@ GuiOptions parseGuiOptions(const std::vector<std::string>& args) {
       if (!o.sessionFile.empty()) throw cli::UsageError("gui: give the session file once (" + what + " or --session)");
       o.sessionFile = what;
       o.openStored = true;
+      o.browse = true;
     } else if (!findBuiltinModel(what) && !std::filesystem::is_regular_file(what)) {
       throw cli::UsageError("gui: no model '" + what + "' (a built-in model, see `fusebox models`, or a .fbx or .onnx file)");
     } else {

@@ -15,6 +15,7 @@ struct GuiOptions {
   std::string model;        // a built-in name or a .fbx/.onnx path; empty: the demo model
   std::string sessionFile;  // where sessions are read and recorded; empty: the per-user file
   bool openStored = false;  // show stored session `sessionId` of sessionFile (0: its latest)
+  bool browse = false;      // and open the session browser on sessionFile (gui FILE.fbs)
   int64_t sessionId = 0;
   bool runAll = false;        // run every stage at start
   std::string screenshot;     // write the window to this PNG once everything is drawn, then exit

@@ -105,6 +105,12 @@ const std::vector<const char*>& sessionMigrations() {
         peak_bytes INTEGER NOT NULL,
         PRIMARY KEY (session_id, graph));
       )SQL",
+      // 4: what a person writes about a session in the session browser: a name, notes, tags
+      R"SQL(
+      ALTER TABLE session ADD COLUMN name TEXT NOT NULL DEFAULT '';
+      ALTER TABLE session ADD COLUMN notes TEXT NOT NULL DEFAULT '';
+      ALTER TABLE session ADD COLUMN tags TEXT NOT NULL DEFAULT '';
+      )SQL",
   };
   return migrations;
 }

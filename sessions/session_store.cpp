@@ -29,8 +29,19 @@ std::string nowUtc() {
   return buf;
 }
 
-SessionInfo sessionRow(const Statement& st) {
-  return {st.i64(0, "id", 1), st.text(1, "model"), st.text(2, "config"), st.text(3, "target"), st.text(4, "created")};
+SessionInfo sessionRow(const Statement& st, int version) {
+  SessionInfo s{st.i64(0, "id", 1), st.text(1, "model"), st.text(2, "config"), st.text(3, "target"), st.text(4, "created"), "", "", ""};
+  if (version >= 4) {
+    s.name = st.text(5, "name", kMaxSessionNameBytes);
+    s.notes = st.text(6, "notes", kMaxSessionNotesBytes);
+    s.tags = st.text(7, "tags", kMaxSessionTagsBytes);
+  }
+  return s;
+}
+
+// The session columns this file has (a read-only store of an older file is not migrated).
+const char* sessionColumns(int version) {
+  return version >= 4 ? "id, model, config, target, created, name, notes, tags" : "id, model, config, target, created";
 }
 
 StageArtifact artifactRow(const Statement& st) {
@@ -57,16 +68,53 @@ int64_t SessionStore::createSession(const std::string& model, const std::string&
 
 std::vector<SessionInfo> SessionStore::sessions() const {
   std::vector<SessionInfo> out;
-  Statement st(*db_, "session", "SELECT id, model, config, target, created FROM session ORDER BY id");
-  while (st.step()) out.push_back(sessionRow(st));
+  const std::string sql = std::string("SELECT ") + sessionColumns(db_->version) + " FROM session ORDER BY id";
+  Statement st(*db_, "session", sql.c_str());
+  while (st.step()) out.push_back(sessionRow(st, db_->version));
   return out;
 }
 
 SessionInfo SessionStore::session(int64_t id) const {
-  Statement st(*db_, "session", "SELECT id, model, config, target, created FROM session WHERE id = ?");
+  const std::string sql = std::string("SELECT ") + sessionColumns(db_->version) + " FROM session WHERE id = ?";
+  Statement st(*db_, "session", sql.c_str());
   st.bind(id);
   if (!st.step()) throw SessionError(path_ + ": no session " + std::to_string(id));
-  return sessionRow(st);
+  return sessionRow(st, db_->version);
+}
+
+std::map<int64_t, SessionStats> SessionStore::sessionStats() const {
+  std::map<int64_t, SessionStats> out;
+  Statement kernels(*db_, "kernel", "SELECT session_id, count(*) FROM kernel GROUP BY session_id");
+  while (kernels.step()) out[kernels.i64(0, "session_id", 1)].kernels = kernels.i32(1, "count", 0, INT32_MAX);
+  // per session and run, each iteration's kernel total; the latest run's mean
+  Statement totals(*db_, "profile_sample",
+                   "SELECT session_id, run, count(DISTINCT iteration), sum(ms) FROM profile_sample GROUP BY session_id, run ORDER BY session_id, run");
+  while (totals.step()) {
+    SessionStats& s = out[totals.i64(0, "session_id", 1)];
+    ++s.runs;
+    int64_t iterations = totals.i64(2, "iteration", 1);
+    s.msPerStep = totals.ms(3, "ms") / static_cast<double>(iterations);
+  }
+  return out;
+}
+
+void SessionStore::annotateSession(int64_t id, const std::string& name, const std::string& notes, const std::string& tags) {
+  if (name.size() > kMaxSessionNameBytes || notes.size() > kMaxSessionNotesBytes || tags.size() > kMaxSessionTagsBytes)
+    throw SessionError(path_ + ": session " + std::to_string(id) + ": name, notes or tags too long (at most " +
+                       std::to_string(kMaxSessionNameBytes) + ", " + std::to_string(kMaxSessionNotesBytes) + " and " +
+                       std::to_string(kMaxSessionTagsBytes) + " bytes)");
+  Transaction t(*db_);
+  session(id);  // throws naming the file when absent
+  Statement(*db_, "session", "UPDATE session SET name = ?, notes = ?, tags = ? WHERE id = ?").bind(name, notes, tags, id).run();
+  t.commit();
+}
+
+void SessionStore::deleteSession(int64_t id) {
+  Transaction t(*db_);
+  session(id);
+  // every table but the shared layout cache refers to the session ON DELETE CASCADE
+  Statement(*db_, "session", "DELETE FROM session WHERE id = ?").bind(id).run();
+  t.commit();
 }
 
 std::optional<int64_t> SessionStore::latestSession() const {

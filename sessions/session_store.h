@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,7 +32,19 @@ struct SessionInfo {
   std::string config;  // "train target=cpu partitioner=mincut fusion=on", as the recorder writes it
   std::string target;
   std::string created;  // UTC, ISO 8601
+  // Schema 4, written in the session browser (empty in older files): what a person calls it.
+  std::string name, notes, tags;  // tags: comma-separated
 };
+
+// What the session browser lists beside a session's info, from its records.
+struct SessionStats {
+  int kernels = 0;          // generated kernels, every graph
+  int runs = 0;             // profiled runs
+  double msPerStep = 0;     // the latest run's mean of per-iteration kernel totals (0: never run)
+};
+
+// Bounds on what a person writes about a session (annotateSession throws SessionError past them).
+constexpr size_t kMaxSessionNameBytes = 200, kMaxSessionNotesBytes = 20000, kMaxSessionTagsBytes = 1000;
 
 // One stage artifact of one graph ("forward", "backward", "inference", or the stage's own name).
 struct StageArtifact {
@@ -150,6 +163,10 @@ public:
   std::vector<SessionInfo> sessions() const;
   SessionInfo session(int64_t id) const;  // throws SessionError when absent
   std::optional<int64_t> latestSession() const;
+  std::map<int64_t, SessionStats> sessionStats() const;  // every session's, by id
+  // Schema 4. One transaction each; an unknown id throws SessionError naming the file.
+  void annotateSession(int64_t id, const std::string& name, const std::string& notes, const std::string& tags);
+  void deleteSession(int64_t id);  // with everything recorded for it (the layout cache is shared and kept)
 
   // One transaction each.
   void writeStage(int64_t session, const StageRecord& record);

@@ -24,6 +24,7 @@ int runGui(int argc, char** argv, const GuiOptions& options) {
   }
   QApplication app(argc, argv);
   QApplication::setApplicationName("fusebox");
+  QApplication::setOrganizationName("fusebox");  // QSettings: ~/.config/fusebox/fusebox.conf (recent files)
   QString path = QString::fromStdString(options.sessionFile);
   if (path.isEmpty()) {
     QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
@@ -35,6 +36,7 @@ int runGui(int argc, char** argv, const GuiOptions& options) {
   if (!options.screenshot.empty()) w.resize(options.width, options.height);
   w.show();
   if (options.openStored) w.openStoredSession(path, options.sessionId);
+  if (options.browse && options.screenshot.empty()) w.openSessionBrowser(path);
   if (!options.screenshot.empty()) driveScreenshot(w, options);
   else if (options.runAll) w.runAllStages();
   return app.exec();

@@ -8,13 +8,13 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
@@ -37,6 +37,7 @@
 #include "views/graph_pane.h"
 #include "views/pdf_report.h"
 #include "views/profile_view.h"
+#include "views/session_browser.h"
 
 namespace fusebox {
 
@@ -161,11 +162,17 @@ void MainWindow::buildUi() {
     QString f = QFileDialog::getOpenFileName(this, "Open model", QString(), "Models (*.fbx *.onnx);;Fusebox models (*.fbx);;ONNX models (*.onnx)");
     if (!f.isEmpty()) setModel(f);
   });
-  file->addAction("Open session (.fbs)…", this, [this] {
+  file->addAction("Open session file (.fbs)…", this, [this] {
     QString f = QFileDialog::getOpenFileName(this, "Open session file", QFileInfo(sessionPath_).absolutePath(), "Fusebox sessions (*.fbs);;All files (*)");
-    if (!f.isEmpty()) chooseStoredSession(f);
+    if (!f.isEmpty()) openSessionBrowser(f);
   });
-  file->addAction("Open a session of this file…", this, [this] { chooseStoredSession(sessionPath_); });
+  file->addAction("Sessions of this file…", this, [this] { openSessionBrowser(sessionPath_); });
+  QMenu* recent = file->addMenu("Recent session files");
+  connect(recent, &QMenu::aboutToShow, this, [this, recent] {
+    recent->clear();
+    for (const QString& f : recentSessionFiles()) recent->addAction(f, this, [this, f] { openSessionBrowser(f); });
+    if (recent->isEmpty()) recent->addAction("(none yet)")->setEnabled(false);
+  });
   file->addAction("Export report (HTML or PDF)…", this, [this] {
     QString f = QFileDialog::getSaveFileName(this, "Export report", "fusebox-report.html", "HTML (*.html);;PDF (*.pdf)");
     if (!f.isEmpty()) exportReport(f);
@@ -317,25 +324,69 @@ void MainWindow::onStoredSessionOpened(qlonglong id, const QString& path, const 
   }
 }
 
-void MainWindow::chooseStoredSession(const QString& path) {
-  std::vector<SessionInfo> sessions;
+void MainWindow::openSessionBrowser(const QString& path) {
+  if (!browser_) {
+    browser_ = new SessionBrowser(this);
+    browser_->setConfirm(dialogs_);
+    connect(browser_, &SessionBrowser::openRequested, this, [this](qint64 id) {
+      browser_->hide();
+      openStoredSession(browser_->file(), id);
+    });
+    connect(browser_, &SessionBrowser::annotateRequested, this,
+            [this](qint64 id, const QString& name, const QString& notes, const QString& tags) {
+              try {
+                SessionStore::open(browser_->file().toStdString(), false).annotateSession(id, name.toStdString(), notes.toStdString(), tags.toStdString());
+              } catch (const std::exception& e) {
+                return showError("Cannot change the session", e.what());
+              }
+              refreshBrowser();
+            });
+    connect(browser_, &SessionBrowser::deleteRequested, this, [this](qint64 id) {
+      if (reader_ && id == session_ && QFileInfo(QString::fromStdString(reader_->path())) == QFileInfo(browser_->file()))
+        return showError("Cannot delete the session", "The window shows this session; open or start another one first.");
+      try {
+        SessionStore::open(browser_->file().toStdString(), false).deleteSession(id);
+      } catch (const std::exception& e) {
+        return showError("Cannot delete the session", e.what());
+      }
+      refreshBrowser();
+    });
+  }
+  browser_->setConfirm(dialogs_);
+  browser_->setFile(path, {});
+  refreshBrowser();
+  rememberSessionFile(path);
+  browser_->show();
+  browser_->raise();
+}
+
+void MainWindow::refreshBrowser() {
+  if (!browser_) return;
+  std::vector<SessionRow> rows;
   try {
-    sessions = SessionStore::openReadOnly(path.toStdString()).sessions();
+    SessionStore store = SessionStore::openReadOnly(browser_->file().toStdString());
+    std::map<int64_t, SessionStats> stats = store.sessionStats();
+    for (const SessionInfo& s : store.sessions()) {
+      const SessionStats& st = stats[s.id];
+      auto q = [](const std::string& t) { return QString::fromStdString(t); };
+      rows.push_back({s.id, q(s.name), q(s.model), q(s.config), q(s.target), q(s.created), q(s.tags), q(s.notes), st.kernels, st.runs, st.msPerStep});
+    }
   } catch (const std::exception& e) {
-    showError("Cannot open the session file", e.what());
-    return;
+    browser_->hide();
+    return showError("Cannot open the session file", e.what());
   }
-  if (sessions.empty()) {
-    showError("No stored session", path + " holds no session yet.");
-    return;
-  }
-  QStringList items;  // newest first
-  for (auto it = sessions.rbegin(); it != sessions.rend(); ++it)
-    items << QString("%1  %2  (%3)  %4").arg(it->id).arg(QString::fromStdString(it->model), QString::fromStdString(it->config),
-                                            QString::fromStdString(it->created));
-  bool ok = false;
-  QString pick = QInputDialog::getItem(this, "Open session", "Session of " + path + ":", items, 0, false, &ok);
-  if (ok) openStoredSession(path, pick.section(' ', 0, 0).toLongLong());
+  browser_->setFile(browser_->file(), rows);
+}
+
+QStringList MainWindow::recentSessionFiles() const { return QSettings().value("recentSessionFiles").toStringList(); }
+
+void MainWindow::rememberSessionFile(const QString& path) {
+  QStringList recent = recentSessionFiles();
+  QString full = QFileInfo(path).absoluteFilePath();
+  recent.removeAll(full);
+  recent.prepend(full);
+  while (recent.size() > 8) recent.removeLast();
+  QSettings().setValue("recentSessionFiles", recent);
 }
 
 void MainWindow::ensureStarted() {

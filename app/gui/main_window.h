@@ -32,6 +32,7 @@ class CodeView;
 class CompareView;
 class GraphPane;
 class ProfileView;
+class SessionBrowser;
 class SessionStore;
 
 class MainWindow : public QMainWindow {
@@ -62,6 +63,10 @@ public:
   // without recomputing; Step or Run all afterwards starts a new live session of its model.
   void openStoredSession(const QString& path, qint64 id = 0);
   bool viewingStored() const { return viewingStored_; }
+  // The session browser on `path`: every session of the file, to open, rename, annotate, delete.
+  void openSessionBrowser(const QString& path);
+  SessionBrowser* sessionBrowser() const { return browser_; }
+  QStringList recentSessionFiles() const;
 
   // State, for tests and the status bar.
   GraphPane* pane(int i) const { return panes_.at(i); }
@@ -94,7 +99,8 @@ private:
   void onStoredSessionOpened(qlonglong id, const QString& path, const QString& model, const QString& config,
                              const QString& target, int stages);
   void leaveStoredSession();
-  void chooseStoredSession(const QString& path);  // a dialog listing the file's sessions
+  void refreshBrowser();
+  void rememberSessionFile(const QString& path);
   void onRunFinished(int code, QProcess::ExitStatus status);
   void pollProfile();
   void refreshPipelineBar();
@@ -136,7 +142,8 @@ private:
   QPlainTextEdit* scheduleText_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QLabel* hint_ = nullptr;
-  QTextBrowser* properties_ = nullptr;  // the selected item's properties (a dock on the right)
+  QTextBrowser* properties_ = nullptr;
+  SessionBrowser* browser_ = nullptr;  // the selected item's properties (a dock on the right)
   int focused_ = -1;
   QProgressBar* progress_ = nullptr;  // in the status bar: stages while compiling, iterations while profiling
   QLabel* readyLine_ = nullptr;       // the status bar's resting line: model and what to press

@@ -21,6 +21,9 @@
 #include "views/graph_view.h"
 #include "views/graph_pane.h"
 #include "views/profile_view.h"
+#include "views/session_browser.h"
+#include "sessions/session_store.h"
+#include <QTableWidget>
 
 using namespace fusebox;
 
@@ -366,6 +369,55 @@ private slots:
     p->focusButton()->click();  // back to side by side
     for (int i = 0; i < 4; ++i) QVERIFY(w->pane(i)->isVisible());
     QCOMPARE(w->focusedPane(), -1);
+  }
+
+  // The session browser: every session of the file with its kernels and notes, filtered; a
+  // session renamed, annotated, opened from the file alone, deleted (not the one on screen); the
+  // file remembered among the recent ones.
+  void sessionBrowserManagesSessions() {
+    auto w = window();
+    w->setModel("mlp");
+    w->runAllStages();
+    QTRY_VERIFY_WITH_TIMEOUT(w->stagesDone().size() == 7 && !w->busy(), 30000);
+    const int64_t fused = w->session();
+    w->setFusion(false);
+    w->runAllStages();
+    QTRY_VERIFY_WITH_TIMEOUT(w->stagesDone().size() == 7 && !w->busy() && w->session() != fused, 30000);
+    const int64_t unfused = w->session();
+    const QString file = dir_ + "/gui.fbs";
+    w->openSessionBrowser(file);
+    SessionBrowser* b = w->sessionBrowser();
+    QVERIFY(b && b->isVisible());
+    QVERIFY(b->table()->rowCount() >= 2);
+    b->filter()->setText("fusion=off");
+    QVERIFY(b->visibleRows() >= 1 && b->visibleRows() < b->table()->rowCount());
+    b->filter()->clear();
+    b->selectId(fused);
+    b->renameSelected("baseline <b>fused</b>");
+    b->annotateSelected("first try\nall fused", "mlp, baseline");
+    SessionInfo stored = SessionStore::openReadOnly(file.toStdString()).session(fused);
+    QCOMPARE(QString::fromStdString(stored.name), QString("baseline <b>fused</b>"));
+    QCOMPARE(QString::fromStdString(stored.tags), QString("mlp, baseline"));
+    QCOMPARE(b->selectedId(), fused);  // the selection survives the refresh
+    b->filter()->setText("baseline");
+    QCOMPARE(b->visibleRows(), 1);
+    b->filter()->clear();
+    shot(b, "11_session_browser");
+    // the session on screen cannot be deleted from under the window
+    b->selectId(unfused);
+    b->deleteSelected();
+    QVERIFY2(w->lastError().contains("The window shows this session"), qPrintable(w->lastError()));
+    // open the fused one from the file alone, then delete the other
+    b->selectId(fused);
+    b->openSelected();
+    QTRY_VERIFY_WITH_TIMEOUT(w->viewingStored() && w->session() == fused && w->stagesDone().size() == 7 && !w->busy(), 30000);
+    QVERIFY(w->pane(3)->view()->nodeCount() > 0);
+    w->openSessionBrowser(file);
+    b->selectId(unfused);
+    b->deleteSelected();
+    std::vector<SessionInfo> left = SessionStore::openReadOnly(file.toStdString()).sessions();
+    QVERIFY(std::none_of(left.begin(), left.end(), [&](const SessionInfo& s) { return s.id == unfused; }));
+    QVERIFY(w->recentSessionFiles().contains(QFileInfo(file).absoluteFilePath()));
   }
 
   // An ONNX model opened like a .fbx one: imported as the traced graph, then every stage.

@@ -242,11 +242,46 @@ TEST(SessionStore, MigratesAVersion1File) {
     id = s.createSession("mlp", "infer", "cpu");
   }
   rawSql(t.path, "DROP TABLE layout_cache; DROP TABLE graph_node; DROP TABLE kernel_span; DROP TABLE kernel_op; "
-                 "DROP TABLE schedule_summary; PRAGMA user_version = 1");
+                 "DROP TABLE schedule_summary; ALTER TABLE session DROP COLUMN name; ALTER TABLE session DROP COLUMN notes; "
+                 "ALTER TABLE session DROP COLUMN tags; PRAGMA user_version = 1");
   SessionStore s = SessionStore::open(t.path, false);
   EXPECT_EQ(s.session(id).model, "mlp");
   EXPECT_FALSE(s.cachedLayout("x"));
   s.cacheLayout("x", "layout text");
   EXPECT_EQ(s.cachedLayout("x").value_or(""), "layout text");
-  EXPECT_EQ(SessionStore::schemaVersion(), 3);
+  EXPECT_EQ(SessionStore::schemaVersion(), 4);
+}
+
+// The session browser's writes: a name, notes and tags kept as written (bounded), statistics from
+// the records, and a deleted session gone with everything recorded for it.
+TEST(SessionStore, AnnotatesCountsAndDeletesSessions) {
+  TempSession t("browse");
+  SessionStore s = SessionStore::open(t.path);
+  int64_t a = s.createSession("mlp", "train", "cpu"), b = s.createSession("lenet", "infer", "cpu");
+  StageRecord r;
+  r.kernels = {{"forward", 0, "kernel0", {0}, {1}, 64, {}}, {"forward", 1, "kernel1", {1}, {2}, 64, {}}};
+  r.nodes = {{"schedule", "forward", "l0", {1}, "fc"}};
+  s.writeStage(a, r);
+  int run = s.beginRun(a);
+  s.appendProfile(a, {{run, "forward", "kernel0", 0, 1.0, 0}, {run, "forward", "kernel1", 0, 2.0, 0},
+                      {run, "forward", "kernel0", 1, 1.5, 0}, {run, "forward", "kernel1", 1, 2.5, 0}});
+  std::map<int64_t, SessionStats> stats = s.sessionStats();
+  EXPECT_EQ(stats[a].kernels, 2);
+  EXPECT_EQ(stats[a].runs, 1);
+  EXPECT_DOUBLE_EQ(stats[a].msPerStep, 3.5);  // (1 + 2 + 1.5 + 2.5) / 2 iterations
+  EXPECT_EQ(stats.count(b), 0u);
+  s.annotateSession(a, "fused <b>baseline</b>", "line one\nline two", "cpu, fused");
+  EXPECT_EQ(s.session(a).name, "fused <b>baseline</b>");  // text as written; views show it as plain text
+  EXPECT_EQ(s.session(a).notes, "line one\nline two");
+  test::expectThrowContaining<SessionError>([&] { s.annotateSession(a, std::string(kMaxSessionNameBytes + 1, 'x'), "", ""); }, "too long");
+  test::expectThrowContaining<SessionError>([&] { s.annotateSession(99, "x", "", ""); }, "no session 99");
+  s.deleteSession(a);
+  ASSERT_EQ(s.sessions().size(), 1u);
+  EXPECT_EQ(s.sessions()[0].id, b);
+  EXPECT_TRUE(s.kernels(a).empty());
+  EXPECT_TRUE(s.nodes(a, "schedule").empty());
+  EXPECT_TRUE(s.profile(a).empty());
+  test::expectThrowContaining<SessionError>([&] { s.deleteSession(a); }, "no session");
+  SessionStore ro = SessionStore::openReadOnly(t.path);
+  test::expectThrowContaining<SessionError>([&] { ro.deleteSession(b); }, "");
 }

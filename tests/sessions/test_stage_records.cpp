@@ -64,6 +64,7 @@ TEST(StageRecords, AVersion2FileOpensReadOnlyAndMigratesForWriting) {
   writeVersion2File(t.path);
   {
     SessionStore s = SessionStore::openReadOnly(t.path);  // not migrated: reads what is there
+    EXPECT_EQ(s.sessions().at(0).name, "");  // no schema-4 columns: empty
     StageRecord trace = s.stageRecord(1, "trace");
     ASSERT_EQ(trace.artifacts.size(), 1u);
     EXPECT_TRUE(trace.nodes.empty());
@@ -82,8 +83,11 @@ TEST(StageRecords, AVersion2FileOpensReadOnlyAndMigratesForWriting) {
     EXPECT_TRUE(code.code[0].kernels.empty());
   }
   SessionStore s = SessionStore::open(t.path, false);  // migrated to the current schema
-  EXPECT_EQ(SessionStore::schemaVersion(), 3);
+  EXPECT_EQ(SessionStore::schemaVersion(), 4);
   EXPECT_EQ(s.session(1).model, "mlp");
+  EXPECT_EQ(s.session(1).notes, "");
+  s.annotateSession(1, "baseline", "first try", "cpu,baseline");
+  EXPECT_EQ(s.session(1).tags, "cpu,baseline");
   EXPECT_EQ(s.stageRecord(1, "trace").artifacts.at(0).ms, 1.5);
   StageRecord r;
   r.nodes = {{"trace", "traced", "n0", {0}, "block.fc"}};
