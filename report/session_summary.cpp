@@ -27,18 +27,39 @@ std::vector<ProfileSample> latestRun(const SessionStore& store, int64_t session)
 
 }  // namespace
 
+int warmupIterations(size_t iterations) { return iterations >= 3 ? 1 : 0; }
+
 std::vector<KernelTiming> latestRunTimings(const SessionStore& store, int64_t session) {
   std::vector<KernelTiming> out;
+  std::vector<ProfileSample> run = latestRun(store, session);
+  std::set<int> iterations;
+  for (const ProfileSample& s : run) iterations.insert(s.iteration);
+  std::set<int> warmup(iterations.begin(), std::next(iterations.begin(), warmupIterations(iterations.size())));
   std::map<std::pair<std::string, std::string>, std::vector<double>> times;
-  for (const ProfileSample& s : latestRun(store, session)) {
+  for (const ProfileSample& s : run) {
     auto key = std::make_pair(s.graph, s.kernel);
-    if (!times.count(key)) out.push_back({s.graph, s.kernel, 0, 0, 0, s.bytes});
-    times[key].push_back(s.ms);
+    if (!times.count(key)) {
+      KernelTiming k;
+      k.graph = s.graph;
+      k.kernel = s.kernel;
+      k.bytes = s.bytes;
+      out.push_back(k);
+      times[key];
+    }
+    if (!warmup.count(s.iteration)) times[key].push_back(s.ms);
   }
+  auto quantile = [](std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+  };
   for (KernelTiming& k : out) {
     const std::vector<double>& t = times[{k.graph, k.kernel}];
+    if (t.empty()) continue;  // seen only while warming up
     k.medianMs = median(t);
     k.minMs = *std::min_element(t.begin(), t.end());
+    k.maxMs = *std::max_element(t.begin(), t.end());
+    k.p10Ms = quantile(t, 0.1);
+    k.p90Ms = quantile(t, 0.9);
     k.samples = static_cast<int>(t.size());
   }
   return out;

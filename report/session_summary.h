@@ -15,12 +15,17 @@ struct KernelTiming {
   std::string graph, kernel;
   double medianMs = 0;
   double minMs = 0;
+  double p10Ms = 0, p90Ms = 0, maxMs = 0;  // the spread over iterations
   int samples = 0;
   int64_t bytes = 0;
   double gbPerSec() const { return medianMs > 0 ? bytes / (medianMs * 1e6) : 0; }
 };
 
-// Per kernel of the session's latest run, in launch order; empty when it was never run.
+// The first iterations of a run that the per-kernel figures leave out (caches and page faults
+// still warming): one when the run has at least three, else none.
+int warmupIterations(size_t iterations);
+// Per kernel of the session's latest run, in launch order, its warm-up iterations left out;
+// empty when it was never run.
 std::vector<KernelTiming> latestRunTimings(const SessionStore& store, int64_t session);
 // Sum of the kernels' time per iteration of the latest run (the timeline).
 std::vector<double> iterationTotals(const SessionStore& store, int64_t session);

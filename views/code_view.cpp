@@ -194,6 +194,14 @@ int CodeView::highlightOrigins(const std::set<int64_t>& traced) {
   return currentLines;
 }
 
+std::vector<int64_t> CodeView::originsOfKernel(const QString& graph, const QString& name) const {
+  for (const auto& [title, tab] : tabs_)
+    if (title.endsWith(" " + graph))
+      for (const KernelSpan& k : tab.kernels)
+        if (k.name == name) return k.origins;
+  return {};
+}
+
 QStringList CodeView::kernelsComputing(const std::set<int64_t>& traced) const {
   QStringList names;
   for (const auto& [title, tab] : tabs_)

@@ -31,6 +31,8 @@ public:
   QPlainTextEdit* editor(const QString& title);  // its text set, if still pending
   // The kernels (of every tab, each name once) that compute any of `traced`.
   QStringList kernelsComputing(const std::set<int64_t>& traced) const;
+  // The traced origins of kernel `name` of graph `graph` ("forward"), from the tab titled "... graph".
+  std::vector<int64_t> originsOfKernel(const QString& graph, const QString& name) const;
 
 signals:
   void kernelClicked(const QString& kernel, const std::vector<int64_t>& origins);

@@ -1,78 +1,142 @@
 #include "views/profile_view.h"
 
-#include <QBarCategoryAxis>
-#include <QBarSet>
 #include <QChart>
 #include <QChartView>
 #include <QHBoxLayout>
-#include <QHorizontalBarSeries>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
+#include <QSplitter>
+#include <QTableWidget>
 #include <QValueAxis>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
+
+#include "views/kernel_timeline.h"
 
 namespace fusebox {
 
-ProfileView::ProfileView(QWidget* parent) : QWidget(parent), summary_(new QLabel), barsView_(new QChartView), timelineView_(new QChartView) {
-  barsView_->setRenderHint(QPainter::Antialiasing);
+namespace {
+
+enum Column { kKernel, kGraph, kMedian, kSpread, kShare, kBandwidth, kSamples, kColumns };
+
+// Sorts numeric columns by value, not by their text.
+class NumberItem : public QTableWidgetItem {
+public:
+  using QTableWidgetItem::QTableWidgetItem;
+  bool operator<(const QTableWidgetItem& other) const override {
+    QVariant a = data(Qt::UserRole), b = other.data(Qt::UserRole);
+    if (a.isValid() && b.isValid()) return a.toDouble() < b.toDouble();
+    return QTableWidgetItem::operator<(other);
+  }
+};
+
+QTableWidgetItem* sortable(double v, const QString& text) {
+  auto* item = new NumberItem(text);
+  item->setData(Qt::UserRole, v);
+  item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  return item;
+}
+
+// A round axis maximum: 0.052 -> 0.06, 679 -> 700.
+double niceCeil(double v) {
+  if (v <= 0) return 1;
+  double p = std::pow(10.0, std::floor(std::log10(v)));
+  for (double m : {1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0})
+    if (m * p >= v) return m * p;
+  return 10 * p;
+}
+
+}  // namespace
+
+ProfileView::ProfileView(QWidget* parent)
+    : QWidget(parent), summary_(new QLabel), timeline_(new KernelTimeline), table_(new QTableWidget(0, kColumns)), timelineView_(new QChartView) {
   timelineView_->setRenderHint(QPainter::Antialiasing);
-  auto* charts = new QHBoxLayout;
-  charts->addWidget(barsView_, 3);
-  charts->addWidget(timelineView_, 2);
+  table_->setHorizontalHeaderLabels({"kernel", "graph", "median ms", "p10-p90 ms", "share of step", "GB/s", "samples"});
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setStretchLastSection(true);
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(table_);
+  split->addWidget(timelineView_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
   auto* col = new QVBoxLayout(this);
   col->addWidget(summary_);
-  col->addLayout(charts, 1);
+  col->addWidget(timeline_);
+  col->addWidget(split, 1);
   summary_->setWordWrap(true);
+  connect(timeline_, &KernelTimeline::kernelClicked, this, [this](const QString& g, const QString& k) {
+    selectKernel(g, k);
+    emit kernelClicked(g, k);
+  });
+  connect(table_, &QTableWidget::cellClicked, this, [this](int row, int) {
+    QString g = table_->item(row, kGraph)->text(), k = table_->item(row, kKernel)->text();
+    timeline_->setSelected(g, k);
+    emit kernelClicked(g, k);
+  });
   clear("Not run yet: press Run to compile the generated code and profile it (in a separate process).");
 }
 
 void ProfileView::clear(const QString& status) {
   summary_->setText(status);
-  barsView_->setChart(new QChart);
+  timeline_->setKernels({}, "");
+  table_->setRowCount(0);
   timelineView_->setChart(new QChart);
   bars_ = 0;
+}
+
+QString ProfileView::summary() const { return summary_->text(); }
+
+void ProfileView::selectKernel(const QString& graph, const QString& kernel) {
+  timeline_->setSelected(graph, kernel);
+  for (int r = 0; r < table_->rowCount(); ++r)
+    if (table_->item(r, kGraph)->text() == graph && table_->item(r, kKernel)->text() == kernel) {
+      table_->selectRow(r);
+      table_->scrollToItem(table_->item(r, kKernel));
+    }
 }
 
 void ProfileView::setProfile(const std::vector<KernelTiming>& kernels, const std::vector<double>& totals, int64_t peakBytes,
                              const QString& status) {
   double total = 0;
   for (const KernelTiming& k : kernels) total += k.medianMs;
-  summary_->setText(QString("%1 — %2 kernels, %3 ms per iteration (sum of medians), %4 iterations so far, peak intermediate memory %5 MB")
+  int warmup = warmupIterations(totals.size());
+  summary_->setText(QString("%1 — %2 kernels, %3 ms per step (sum of kernel medians), %4 iterations so far%5, peak intermediate memory %6 MB")
                         .arg(status)
                         .arg(kernels.size())
                         .arg(total, 0, 'f', 4)
                         .arg(totals.size())
+                        .arg(warmup ? QString(" (the first is a warm-up, left out of the per-kernel figures)") : QString())
                         .arg(peakBytes / 1048576.0, 0, 'f', 2));
-  // the slowest kernels, largest at the top
-  std::vector<KernelTiming> top = kernels;
-  std::sort(top.begin(), top.end(), [](const KernelTiming& a, const KernelTiming& b) { return a.medianMs > b.medianMs; });
-  if (top.size() > 20) top.resize(20);
-  std::reverse(top.begin(), top.end());
-  auto* set = new QBarSet("median ms");
-  set->setColor(QColor("#3a6ea5"));
-  QStringList names;
-  for (const KernelTiming& k : top) {
-    *set << k.medianMs;
-    std::string g = k.graph == "forward" ? "fwd" : k.graph == "backward" ? "bwd" : "inf";
-    names << QString::fromStdString(g + " " + k.kernel);
+  timeline_->setKernels(kernels, "one step");
+  table_->setSortingEnabled(false);
+  table_->setRowCount(static_cast<int>(kernels.size()));
+  for (int r = 0; r < static_cast<int>(kernels.size()); ++r) {
+    const KernelTiming& k = kernels[static_cast<size_t>(r)];
+    auto* name = new QTableWidgetItem(QString::fromStdString(k.kernel));
+    name->setToolTip(QString("%1 · %2: median %3 ms, min %4, max %5 over %6 samples")
+                         .arg(QString::fromStdString(k.graph), QString::fromStdString(k.kernel))
+                         .arg(k.medianMs, 0, 'f', 4)
+                         .arg(k.minMs, 0, 'f', 4)
+                         .arg(k.maxMs, 0, 'f', 4)
+                         .arg(k.samples));
+    table_->setItem(r, kKernel, name);
+    table_->setItem(r, kGraph, new QTableWidgetItem(QString::fromStdString(k.graph)));
+    table_->setItem(r, kMedian, sortable(k.medianMs, QString::number(k.medianMs, 'f', 4)));
+    table_->setItem(r, kSpread, sortable(k.p90Ms - k.p10Ms, QString("%1-%2").arg(k.p10Ms, 0, 'f', 4).arg(k.p90Ms, 0, 'f', 4)));
+    double share = total > 0 ? k.medianMs / total : 0;
+    table_->setItem(r, kShare, sortable(share, QString("%1 %2%").arg(QString(static_cast<int>(std::round(share * 20)), QChar(0x2588))).arg(share * 100, 0, 'f', 1)));
+    table_->setItem(r, kBandwidth, sortable(k.gbPerSec(), QString::number(k.gbPerSec(), 'f', 1)));
+    table_->setItem(r, kSamples, sortable(k.samples, QString::number(k.samples)));
   }
-  auto* series = new QHorizontalBarSeries;
-  series->append(set);
-  auto* chart = new QChart;
-  chart->addSeries(series);
-  chart->setTitle("Time per kernel (ms, median over iterations; slowest 20)");
-  auto* y = new QBarCategoryAxis;
-  y->append(names);
-  chart->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(y);
-  auto* x = new QValueAxis;
-  x->setLabelFormat("%.3f");
-  chart->addAxis(x, Qt::AlignBottom);
-  series->attachAxis(x);
-  chart->legend()->hide();
-  barsView_->setChart(chart);
-  bars_ = static_cast<int>(top.size());
+  table_->setSortingEnabled(true);
+  table_->sortItems(kMedian, Qt::DescendingOrder);  // the kernels that take the time first
+  table_->resizeColumnsToContents();
+  bars_ = static_cast<int>(kernels.size());
 
   auto* line = new QLineSeries;
   for (size_t i = 0; i < totals.size(); ++i) line->append(static_cast<double>(i), totals[i]);
@@ -84,8 +148,9 @@ void ProfileView::setProfile(const std::vector<KernelTiming>& kernels, const std
   tx->setRange(0, std::max<double>(1, static_cast<double>(totals.size()) - 1));
   auto* ty = new QValueAxis;
   double max = totals.empty() ? 1 : *std::max_element(totals.begin(), totals.end());
-  ty->setRange(0, max * 1.15);
-  ty->setLabelFormat("%.3f");
+  ty->setRange(0, niceCeil(max * 1.05));
+  ty->setTickCount(5);
+  ty->setLabelFormat("%.3g");
   tl->addAxis(tx, Qt::AlignBottom);
   tl->addAxis(ty, Qt::AlignLeft);
   line->attachAxis(tx);

@@ -1,5 +1,8 @@
-// Live profile of a run: a bar per kernel (median ms of the samples so far), the per-iteration
-// kernel-time timeline, and the memory peak. Fed from the session as samples arrive.
+// Live profile of a run: one iteration as a timeline of its kernels (KernelTimeline), every
+// kernel in a sortable table with its full name, median, spread (p10-p90), share of the step and
+// bandwidth, and the per-iteration kernel-time chart. The warm-up iteration is left out of the
+// per-kernel figures and the summary says so. Clicking a kernel (bar or row) asks the window to
+// select it everywhere. Fed from the session as samples arrive.
 #pragma once
 
 #include <QWidget>
@@ -8,10 +11,12 @@
 #include "report/session_summary.h"
 
 class QLabel;
-class QChart;
 class QChartView;
+class QTableWidget;
 
 namespace fusebox {
+
+class KernelTimeline;
 
 class ProfileView : public QWidget {
   Q_OBJECT
@@ -21,10 +26,18 @@ public:
                   const QString& status);
   void clear(const QString& status);
   int barCount() const { return bars_; }
+  QTableWidget* table() const { return table_; }
+  KernelTimeline* timeline() const { return timeline_; }
+  QString summary() const;
+  void selectKernel(const QString& graph, const QString& kernel);  // marks it in the timeline and table
+
+signals:
+  void kernelClicked(const QString& graph, const QString& kernel);
 
 private:
   QLabel* summary_;
-  QChartView* barsView_;
+  KernelTimeline* timeline_;
+  QTableWidget* table_;
   QChartView* timelineView_;
   int bars_ = 0;
 };

@@ -246,6 +246,7 @@ void MainWindow::buildUi() {
   dock->setWidget(properties_);
   addDockWidget(Qt::RightDockWidgetArea, dock);
   resizeDocks({dock}, {260}, Qt::Horizontal);
+  connect(profile_, &ProfileView::kernelClicked, this, &MainWindow::selectKernel);
   connect(compare_, &CompareView::compareWith, this, [this](int64_t id) { compareWith(id); });
   resize(1600, 1000);
 }
@@ -539,6 +540,20 @@ bool MainWindow::openScope(const std::string& scope) {
   bool any = false;
   for (GraphPane* p : panes_) any = p->openScope(scope) || any;
   return any;
+}
+
+void MainWindow::selectKernel(const QString& graph, const QString& kernel) {
+  std::vector<int64_t> o = code_->originsOfKernel(graph, kernel);
+  std::set<int64_t> traced(o.begin(), o.end());
+  for (GraphPane* p : panes_) p->highlightOrigins(traced);
+  int lines = code_->highlightOrigins(traced);
+  QStringList counts;
+  for (GraphPane* p : panes_) counts << QString::number(p->view()->highlightedCount());
+  statusBar()->showMessage(QString("%1 %2: computes %3 traced node(s); related items per pane %4; %5 code line(s)")
+                               .arg(graph, kernel)
+                               .arg(traced.size())
+                               .arg(counts.join(" / "))
+                               .arg(lines));
 }
 
 QString MainWindow::propertiesText() const { return properties_->toPlainText(); }

@@ -53,6 +53,8 @@ public:
   void selectNode(int pane, const QString& node);
   // Gives pane `pane` the whole width (-1: all panes side by side again).
   void focusPane(int pane);
+  // Kernel `kernel` of graph `graph` picked (in the profile): its nodes lit in every pane and its code.
+  void selectKernel(const QString& graph, const QString& kernel);
   // Opens `scope` (and the scopes around it) in every pane whose graph has it; false when none has.
   bool openScope(const std::string& scope);
   int focusedPane() const { return focused_; }

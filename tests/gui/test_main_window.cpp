@@ -22,6 +22,7 @@
 #include "views/graph_pane.h"
 #include "views/profile_view.h"
 #include "views/session_browser.h"
+#include "views/kernel_timeline.h"
 #include "sessions/session_store.h"
 #include <QTableWidget>
 
@@ -94,6 +95,21 @@ private slots:
     QVERIFY2(w->lastError().isEmpty(), qPrintable(w->lastError()));
     QVERIFY(w->profileView()->barCount() > 0);
     QVERIFY(w->codeView()->editor("LLVM IR forward"));
+    // every kernel with its full name; the warm-up said; a bar of the step's timeline clicked
+    // selects that kernel's nodes in every pane
+    QTableWidget* kernels = w->profileView()->table();
+    QCOMPARE(kernels->rowCount(), w->profileView()->barCount());
+    QVERIFY(!kernels->item(0, 0)->text().contains(QChar(0x2026)));  // no "…"
+    QVERIFY2(w->profileView()->summary().contains("warm-up"), qPrintable(w->profileView()->summary()));
+    KernelTimeline* tl = w->profileView()->timeline();
+    QVERIFY(tl->barCount() > 0);
+    for (GraphPane* p : {w->pane(0), w->pane(1), w->pane(2), w->pane(3)}) p->highlightOrigins({});
+    int widest = 0;
+    for (int i = 0; i < tl->barCount(); ++i)
+      if (tl->barRect(i).width() > tl->barRect(widest).width()) widest = i;
+    QTest::mouseClick(tl, Qt::LeftButton, {}, tl->barRect(widest).center());
+    QVERIFY(w->pane(3)->view()->highlightedCount() >= 1);
+    QVERIFY(kernels->currentRow() >= 0);
     shot(w.get(), "03_profile");
 
     // A second config of the same model, then the fusion comparison of the two sessions.

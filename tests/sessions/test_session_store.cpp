@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include "core/frontend/model_loader.h"
+#include "report/session_summary.h"
 #include "sessions/session_recorder.h"
 #include "sessions/session_store.h"
 #include "test_util.h"
@@ -284,4 +285,28 @@ TEST(SessionStore, AnnotatesCountsAndDeletesSessions) {
   test::expectThrowContaining<SessionError>([&] { s.deleteSession(a); }, "no session");
   SessionStore ro = SessionStore::openReadOnly(t.path);
   test::expectThrowContaining<SessionError>([&] { ro.deleteSession(b); }, "");
+}
+
+// The profile's per-kernel figures leave out the warm-up iteration (a cold first iteration must
+// not move the median or the spread) and give the spread over the rest.
+TEST(SessionStore, ProfileFiguresLeaveOutTheWarmUp) {
+  TempSession t("warmup");
+  SessionStore s = SessionStore::open(t.path);
+  int64_t id = s.createSession("mlp", "train", "cpu");
+  int run = s.beginRun(id);
+  std::vector<double> ms = {50.0, 1.0, 2.0, 3.0, 4.0, 5.0};  // iteration 0 is 10x slower
+  std::vector<ProfileSample> samples;
+  for (int i = 0; i < static_cast<int>(ms.size()); ++i) samples.push_back({run, "forward", "kernel0", i, ms[static_cast<size_t>(i)], 8});
+  s.appendProfile(id, samples);
+  std::vector<KernelTiming> t2 = latestRunTimings(s, id);
+  ASSERT_EQ(t2.size(), 1u);
+  EXPECT_EQ(t2[0].samples, 5);
+  EXPECT_DOUBLE_EQ(t2[0].medianMs, 3.0);
+  EXPECT_DOUBLE_EQ(t2[0].minMs, 1.0);
+  EXPECT_DOUBLE_EQ(t2[0].maxMs, 5.0);
+  EXPECT_DOUBLE_EQ(t2[0].p10Ms, 1.0);
+  EXPECT_DOUBLE_EQ(t2[0].p90Ms, 5.0);
+  EXPECT_EQ(iterationTotals(s, id).size(), 6u);
+  EXPECT_EQ(warmupIterations(2), 0);
+  EXPECT_EQ(warmupIterations(3), 1);
 }
