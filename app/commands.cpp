@@ -46,6 +46,8 @@ std::vector<DumpView> dumpViews() {
     else
       for (const std::string& g : d.graphs(training)) views.push_back({g, d.stage, g, "", ""});
   }
+  views.push_back({"llvm", Stage::Codegen, "", "", "llvm_ir"});  // what LLVM made of the C++
+  views.push_back({"asm", Stage::Codegen, "", "", "asm"});
   views.push_back({"cuda", Stage::Codegen, "", "cuda", ""});
   views.push_back({"ptx", Stage::Codegen, "", "cuda", "ptx"});
   return views;

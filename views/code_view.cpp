@@ -1,10 +1,18 @@
 #include "views/code_view.h"
 
+#include "views/code_editor.h"
+
 #include <QFontDatabase>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
 #include <QSyntaxHighlighter>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QShortcut>
 #include <QTextBlock>
+#include <QToolButton>
 #include <QTimer>
 #include <algorithm>
 
@@ -78,7 +86,88 @@ private:
 
 }  // namespace
 
-CodeView::CodeView(QWidget* parent) : QTabWidget(parent) { setDocumentMode(true); }
+CodeView::CodeView(QWidget* parent) : QTabWidget(parent), find_(new QLineEdit), found_(new QLabel) {
+  setDocumentMode(true);
+  // Find, in the tab bar's corner: Ctrl+F, Enter / F3 next, Shift+Enter / Shift+F3 previous.
+  find_->setPlaceholderText("find in code (Ctrl+F)");
+  find_->setClearButtonEnabled(true);
+  find_->setMinimumWidth(220);
+  found_->setMinimumWidth(found_->fontMetrics().horizontalAdvance("9999 of 9999") + 6);
+  auto* prev = new QToolButton;
+  prev->setText("◀");
+  prev->setToolTip("Previous match (Shift+Enter, Shift+F3)");
+  auto* next = new QToolButton;
+  next->setText("▶");
+  next->setToolTip("Next match (Enter, F3)");
+  auto* corner = new QWidget;
+  auto* row = new QHBoxLayout(corner);
+  row->setContentsMargins(0, 0, 4, 0);
+  row->setSpacing(2);
+  row->addWidget(find_);
+  row->addWidget(found_);
+  row->addWidget(prev);
+  row->addWidget(next);
+  setCornerWidget(corner, Qt::TopRightCorner);
+  auto* focus = new QShortcut(QKeySequence::Find, this, [this] {
+    find_->setFocus();
+    find_->selectAll();
+  });
+  focus->setContext(Qt::WidgetWithChildrenShortcut);
+  new QShortcut(QKeySequence::FindNext, this, [this] { findNext(true); }, Qt::WidgetWithChildrenShortcut);
+  new QShortcut(QKeySequence::FindPrevious, this, [this] { findNext(false); }, Qt::WidgetWithChildrenShortcut);
+  connect(find_, &QLineEdit::textChanged, this, [this] { findNext(true, true); });
+  connect(find_, &QLineEdit::returnPressed, this, [this] { findNext(!(QGuiApplication::keyboardModifiers() & Qt::ShiftModifier)); });
+  connect(prev, &QToolButton::clicked, this, [this] { findNext(false); });
+  connect(next, &QToolButton::clicked, this, [this] { findNext(true); });
+  connect(this, &QTabWidget::currentChanged, this, [this] { countMatches(); });
+}
+
+QString CodeView::findStatus() const { return found_->text(); }
+
+QPlainTextEdit* CodeView::currentEditor() const { return qobject_cast<QPlainTextEdit*>(currentWidget()); }
+
+int CodeView::countMatches() {
+  QPlainTextEdit* e = currentEditor();
+  QString text = find_->text();
+  if (!e || text.isEmpty()) {
+    found_->clear();
+    return 0;
+  }
+  int n = static_cast<int>(e->toPlainText().count(text, Qt::CaseInsensitive));
+  int at = 0;  // which match the cursor is on
+  if (e->textCursor().hasSelection()) {
+    QString before = e->toPlainText().left(e->textCursor().selectionStart());
+    at = static_cast<int>(before.count(text, Qt::CaseInsensitive)) + 1;
+  }
+  found_->setText(n == 0 ? QString("0 found") : at ? QString("%1 of %2").arg(at).arg(n) : QString("%1 found").arg(n));
+  return n;
+}
+
+bool CodeView::findNext(bool forward, bool fromStart) {
+  QPlainTextEdit* e = currentEditor();
+  QString text = find_->text();
+  if (!e || text.isEmpty()) return countMatches(), false;
+  flushAll();
+  e->blockSignals(true);  // moving the cursor is not a click on a kernel
+  if (fromStart) {
+    QTextCursor c = e->textCursor();
+    c.setPosition(c.selectionStart());
+    e->setTextCursor(c);
+  }
+  QTextDocument::FindFlags flags;
+  if (!forward) flags |= QTextDocument::FindBackward;
+  bool ok = e->find(text, flags);
+  if (!ok) {  // wrap around
+    QTextCursor c = e->textCursor();
+    c.movePosition(forward ? QTextCursor::Start : QTextCursor::End);
+    e->setTextCursor(c);
+    ok = e->find(text, flags);
+  }
+  e->blockSignals(false);
+  e->centerCursor();
+  countMatches();
+  return ok;
+}
 
 void CodeView::clearAll() {
   for (auto& [t, tab] : tabs_) tab.edit->deleteLater();
@@ -96,9 +185,7 @@ QPlainTextEdit* CodeView::editor(const QString& title) {
 void CodeView::setCode(const QString& title, const QString& language, const QString& text, const std::vector<KernelSpan>& kernels) {
   Tab& tab = tabs_[title];
   if (!tab.edit) {
-    tab.edit = new QPlainTextEdit;
-    tab.edit->setReadOnly(true);
-    tab.edit->setLineWrapMode(QPlainTextEdit::NoWrap);
+    tab.edit = new CodeEditor;
     tab.edit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     tab.highlighter = new CodeHighlighter(tab.edit->document(), language);
     addTab(tab.edit, title);

@@ -8,6 +8,8 @@
 #include <set>
 #include <vector>
 
+class QLabel;
+class QLineEdit;
 class QPlainTextEdit;
 
 namespace fusebox {
@@ -29,6 +31,12 @@ public:
   // of the current tab.
   int highlightOrigins(const std::set<int64_t>& traced);
   QPlainTextEdit* editor(const QString& title);  // its text set, if still pending
+  // Find in the current tab (the box in the tab bar's corner; Ctrl+F): the next or previous match
+  // of the box's text, wrapping; the count of matches.
+  QLineEdit* findBox() const { return find_; }
+  bool findNext(bool forward, bool fromStart = false);
+  int countMatches();
+  QString findStatus() const;
   // The kernels (of every tab, each name once) that compute any of `traced`.
   QStringList kernelsComputing(const std::set<int64_t>& traced) const;
   // The traced origins of kernel `name` of graph `graph` ("forward"), from the tab titled "... graph".
@@ -45,11 +53,14 @@ private:
     bool hasPending = false;
     std::vector<KernelSpan> kernels;
   };
+  QPlainTextEdit* currentEditor() const;
   void apply(Tab& tab);
   void flushOne();
   void flushAll();
   std::map<QString, Tab> tabs_;
   bool flushScheduled_ = false;
+  QLineEdit* find_;
+  QLabel* found_;
 };
 
 }  // namespace fusebox

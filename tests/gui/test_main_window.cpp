@@ -23,6 +23,7 @@
 #include "views/profile_view.h"
 #include "views/session_browser.h"
 #include "views/kernel_timeline.h"
+#include "views/code_editor.h"
 #include "sessions/session_store.h"
 #include <QTableWidget>
 
@@ -434,6 +435,40 @@ private slots:
     std::vector<SessionInfo> left = SessionStore::openReadOnly(file.toStdString()).sessions();
     QVERIFY(std::none_of(left.begin(), left.end(), [&](const SessionInfo& s) { return s.id == unfused; }));
     QVERIFY(w->recentSessionFiles().contains(QFileInfo(file).absoluteFilePath()));
+  }
+
+  // The code pane: line numbers in a gutter, find with a count, next / previous, wrapping.
+  void codeFindAndLineNumbers() {
+    auto w = window();
+    w->setModel("mlp");
+    w->runAllStages();
+    QTRY_VERIFY_WITH_TIMEOUT(w->stagesDone().size() == 7 && !w->busy(), 30000);
+    CodeView* code = w->codeView();
+    auto* editor = qobject_cast<CodeEditor*>(code->editor("C++ forward"));
+    QVERIFY(editor);
+    code->setCurrentWidget(editor);
+    QVERIFY(editor->gutterWidth() > editor->fontMetrics().horizontalAdvance("99"));
+    w->tabs()->setCurrentWidget(code);
+    w->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    editor->setFocus();
+    QTest::keyClick(editor, Qt::Key_F, Qt::ControlModifier);
+    QTRY_VERIFY(code->findBox()->hasFocus());
+    code->findBox()->setText("extern \"C\" void kernel");
+    int n = code->countMatches();
+    QVERIFY(n >= 2);
+    QVERIFY2(code->findStatus() == QString("1 of %1").arg(n), qPrintable(code->findStatus()));
+    int first = editor->textCursor().blockNumber();
+    QVERIFY(code->findNext(true));
+    QVERIFY(editor->textCursor().blockNumber() > first);
+    QCOMPARE(code->findStatus(), QString("2 of %1").arg(n));
+    QVERIFY(code->findNext(false));
+    QCOMPARE(editor->textCursor().blockNumber(), first);
+    QVERIFY(code->findNext(false));  // wraps to the last
+    QCOMPARE(code->findStatus(), QString("%1 of %1").arg(n));
+    code->findBox()->setText("no such text anywhere");
+    QCOMPARE(code->findStatus(), QString("0 found"));
+    shot(w.get(), "12_code_find");
   }
 
   // An ONNX model opened like a .fbx one: imported as the traced graph, then every stage.

@@ -1,0 +1,23 @@
+// A read-only code editor with line numbers in a gutter (the generated code's comments and the
+// kernel spans speak in line numbers, as compiler errors do).
+#pragma once
+
+#include <QPlainTextEdit>
+
+namespace fusebox {
+
+class CodeEditor : public QPlainTextEdit {
+  Q_OBJECT
+public:
+  explicit CodeEditor(QWidget* parent = nullptr);
+  int gutterWidth() const;
+  void paintGutter(QPaintEvent* e);
+
+protected:
+  void resizeEvent(QResizeEvent* e) override;
+
+private:
+  QWidget* gutter_;
+};
+
+}  // namespace fusebox
