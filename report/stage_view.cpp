@@ -51,6 +51,7 @@ StageView stageView(Stage s, const StageRecord& r) {
         v.text += program + ":\n" + a.body;
       }
       for (const StoredSchedule& sc : r.schedules) v.peakBytes += sc.peakBytes;
+      v.decisions = r.decisions;
       break;
     case StageOutput::Code:
       for (const StoredSource& src : r.sources) {

@@ -40,6 +40,7 @@ struct StageView {
   std::vector<CodeViewData> code;
   std::string text;       // loop programs, or the schedules with their decisions
   int64_t peakBytes = 0;  // schedule: the memory plans' peak, summed over the graphs
+  std::vector<StoredDecision> decisions;  // schedule: every fusion decision with its reason and score
   bool operator==(const StageView&) const = default;
 };
 

@@ -62,6 +62,7 @@ struct StoredDecision {
   bool fused = false;
   std::string reason;
   int64_t score = 0;
+  bool operator==(const StoredDecision&) const = default;
 };
 
 struct StoredKernelOp {

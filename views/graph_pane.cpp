@@ -201,7 +201,8 @@ void GraphPane::draw() {
       if (!cluster.empty() && c.name == cluster) view_->showRect(QRectF(c.x0, c.y0, c.x1 - c.x0, c.y1 - c.y0));
   }
   centreScope_.clear();
-  if (!selectAfter_.empty()) view_->selectItems({selectAfter_});
+  if (!selectAfter_.empty()) view_->selectItems(selectAlso_.empty() ? std::vector<std::string>{selectAfter_} : selectAlso_);
+  selectAlso_.clear();
   centreOn_.clear();
   selectAfter_.clear();
   emit layoutShown();
@@ -304,6 +305,46 @@ void GraphPane::reveal(const std::string& node) {
   centreOn_ = node;
   selectAfter_ = node;
   relayout();
+}
+
+void GraphPane::revealAll(const std::vector<std::string>& nodes) {
+  PaneGraph* g = current();
+  if (!g || !g->folding || nodes.empty()) return;
+  std::set<std::string> e = g->expanded;
+  for (const std::string& n : nodes) e = g->folding->revealing(n, e);
+  if (e == g->expanded) {
+    view_->selectItems(nodes);
+    return;
+  }
+  g->expanded = e;
+  centreOn_ = nodes.front();
+  selectAfter_ = nodes.front();
+  selectAlso_ = nodes;
+  relayout();
+}
+
+bool GraphPane::showGraphNamed(const QString& name) {
+  for (size_t i = 0; i < graphs_.size(); ++i)
+    if (graphs_[i].name == name) {
+      if (choice_->currentIndex() != static_cast<int>(i)) choice_->setCurrentIndex(static_cast<int>(i));
+      return true;
+    }
+  return false;
+}
+
+QString GraphPane::nodeLabel(const QString& graph, const std::string& node) const {
+  for (const PaneGraph& g : graphs_)
+    if (g.name == graph && g.folding)
+      for (const DotNode& n : g.folding->graph().nodes)
+        if (n.name == node) return QString::fromStdString(n.label).replace('\n', ' ');
+  return {};
+}
+
+std::vector<int64_t> GraphPane::nodeOrigins(const QString& graph, const std::string& node) const {
+  for (const PaneGraph& g : graphs_)
+    if (g.name == graph)
+      if (auto it = g.origins.find(node); it != g.origins.end()) return it->second;
+  return {};
 }
 
 std::string GraphPane::itemOf(const std::string& node) const {

@@ -53,8 +53,14 @@ public:
   void expandToDepth(int depth);
   // Opens `scope` and the scopes around it; false when the current graph has no such scope.
   bool openScope(const std::string& scope);
-  // Expands what hides `node` and selects it.
+  // Expands what hides `node` and selects it; revealAll does so for several at once.
   void reveal(const std::string& node);
+  void revealAll(const std::vector<std::string>& nodes);
+  // Shows graph `name` (e.g. "backward"); false when the pane has none of that name.
+  bool showGraphNamed(const QString& name);
+  // A node of graph `graph` (any of the pane's graphs): its label and traced origins.
+  QString nodeLabel(const QString& graph, const std::string& node) const;
+  std::vector<int64_t> nodeOrigins(const QString& graph, const std::string& node) const;
   bool layoutPending() const { return pending_; }
   // The drawn item standing for a graph node, and the graph nodes an item stands for.
   std::string itemOf(const std::string& node) const;
@@ -102,6 +108,7 @@ private:
   std::string centreOn_;       // after the pending layout: the item to bring into view
   std::string selectAfter_;    // ... and the node to select
   std::string centreScope_;    // ... or the opened scope to frame
+  std::vector<std::string> selectAlso_;  // ... or several nodes to select
   std::vector<std::string> hits_;
   int hitIndex_ = -1;
   std::set<int64_t> lit_;

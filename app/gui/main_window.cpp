@@ -34,6 +34,7 @@
 #include "sessions/session_store.h"
 #include "views/code_view.h"
 #include "views/compare_view.h"
+#include "views/decision_view.h"
 #include "views/graph_pane.h"
 #include "views/pdf_report.h"
 #include "views/profile_view.h"
@@ -224,7 +225,14 @@ void MainWindow::buildUi() {
   compare_ = new CompareView;
   tabs_->addTab(code_, "Code");
   tabs_->addTab(profile_, "Profile");
-  tabs_->addTab(scheduleText_, "Schedule && decisions");
+  decisions_ = new DecisionView;
+  auto* scheduleSplit = new QSplitter(Qt::Horizontal);
+  scheduleSplit->addWidget(decisions_);
+  scheduleSplit->addWidget(scheduleText_);
+  scheduleSplit->setStretchFactor(0, 3);
+  scheduleSplit->setStretchFactor(1, 2);
+  tabs_->addTab(scheduleSplit, "Schedule && decisions");
+  connect(decisions_, &DecisionView::pairClicked, this, &MainWindow::selectDecision);
   tabs_->addTab(compare_, "Compare fusion");
   vsplit->addWidget(tabs_);
   vsplit->setStretchFactor(0, 3);
@@ -281,6 +289,7 @@ void MainWindow::reset() {
   code_->clearAll();
   properties_->clear();
   scheduleText_->clear();
+  decisions_->clear();
   profile_->clear("Not run yet: press Run & profile to compile the generated code and profile it (in a separate process).");
   // The resting line of the status bar (messages cover it while shown).
   readyLine_->setText(QString("Model %1 (%2): press Step to run the first stage, or Run all")
@@ -437,6 +446,16 @@ void MainWindow::onStageDone(const StageResult& r) {
   else if (r.pane >= 0) panes_[r.pane]->addGraphs(r.graphs);
   displayMs_[r.stage] = r.prepareMs + static_cast<double>(draw.nsecsElapsed()) / 1e6;
   if (!r.text.isEmpty()) scheduleText_->setPlainText(r.text);
+  if (!r.decisions.empty()) {
+    GraphPane* fused = panes_[static_cast<size_t>(graphPanes().size() - 1)];
+    std::vector<DecisionRow> rows;
+    for (const StoredDecision& d : r.decisions) {
+      QString g = QString::fromStdString(d.graph);
+      rows.push_back({g, d.first, d.second, fused->nodeLabel(g, "l" + std::to_string(d.first)), fused->nodeLabel(g, "l" + std::to_string(d.second)),
+                      QString::fromStdString(d.kind), d.fused, d.score, QString::fromStdString(d.reason)});
+    }
+    decisions_->setDecisions(rows);
+  }
   if (r.peakBytes) peakBytes_ = r.peakBytes;
   for (const CodeTab& t : r.code) code_->setCode(t.title, t.language, t.text, t.kernels);
   if (r.last) runningAll_ = false;
@@ -554,6 +573,25 @@ void MainWindow::selectKernel(const QString& graph, const QString& kernel) {
                                .arg(traced.size())
                                .arg(counts.join(" / "))
                                .arg(lines));
+}
+
+void MainWindow::selectDecision(const QString& graph, int first, int second) {
+  GraphPane* fused = panes_.back();
+  std::vector<std::string> nodes = {"l" + std::to_string(first), "l" + std::to_string(second)};
+  std::set<int64_t> traced;
+  for (const std::string& n : nodes)
+    for (int64_t o : fused->nodeOrigins(graph, n)) traced.insert(o);
+  fused->showGraphNamed(graph);
+  for (GraphPane* p : panes_) p->highlightOrigins(traced);
+  fused->revealAll(nodes);
+  code_->highlightOrigins(traced);
+  statusBar()->showMessage(QString("%1: l%2 (%3) and l%4 (%5); %6 traced origin(s) lit in every pane")
+                               .arg(graph)
+                               .arg(first)
+                               .arg(fused->nodeLabel(graph, nodes[0]))
+                               .arg(second)
+                               .arg(fused->nodeLabel(graph, nodes[1]))
+                               .arg(traced.size()));
 }
 
 QString MainWindow::propertiesText() const { return properties_->toPlainText(); }

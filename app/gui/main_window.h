@@ -30,6 +30,7 @@ namespace fusebox {
 
 class CodeView;
 class CompareView;
+class DecisionView;
 class GraphPane;
 class ProfileView;
 class SessionBrowser;
@@ -55,6 +56,9 @@ public:
   void focusPane(int pane);
   // Kernel `kernel` of graph `graph` picked (in the profile): its nodes lit in every pane and its code.
   void selectKernel(const QString& graph, const QString& kernel);
+  // A fusion decision picked: both loop-IR nodes shown in the fused pane, their origins everywhere.
+  void selectDecision(const QString& graph, int first, int second);
+  DecisionView* decisionView() const { return decisions_; }
   // Opens `scope` (and the scopes around it) in every pane whose graph has it; false when none has.
   bool openScope(const std::string& scope);
   int focusedPane() const { return focused_; }
@@ -142,6 +146,7 @@ private:
   ProfileView* profile_ = nullptr;
   CompareView* compare_ = nullptr;
   QPlainTextEdit* scheduleText_ = nullptr;
+  DecisionView* decisions_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QLabel* hint_ = nullptr;
   QTextBrowser* properties_ = nullptr;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/pipeline/pipeline.h"
+#include "sessions/session_store.h"
 #include "views/code_view.h"
 #include "views/graph_pane.h"
 
@@ -38,6 +39,7 @@ struct StageResult {
   bool last = false;             // no stage left
   int64_t peakBytes = 0;         // schedule: the memory plan's peak
   double prepareMs = 0;          // reading the record back, folding and laying out its graphs
+  std::vector<StoredDecision> decisions;  // schedule: the fusion decisions
 };
 
 class PipelineWorker : public QObject {

@@ -24,6 +24,8 @@
 #include "views/session_browser.h"
 #include "views/kernel_timeline.h"
 #include "views/code_editor.h"
+#include "views/decision_view.h"
+#include <QComboBox>
 #include "sessions/session_store.h"
 #include <QTableWidget>
 
@@ -469,6 +471,45 @@ private slots:
     code->findBox()->setText("no such text anywhere");
     QCOMPARE(code->findStatus(), QString("0 found"));
     shot(w.get(), "12_code_find");
+  }
+
+  // The fusion decisions as a table: every decision with its score and reason, filtered by
+  // outcome and text; a decision clicked shows both its nodes in the fused pane and lights their
+  // origins in every pane.
+  void decisionTableSelectsBothNodes() {
+    auto w = window();
+    w->setModel("gpt2_block");
+    w->runAllStages();
+    QTRY_VERIFY_WITH_TIMEOUT(w->stagesDone().size() == 7 && !w->busy(), 60000);
+    DecisionView* d = w->decisionView();
+    QTableWidget* t = d->table();
+    QVERIFY(t->rowCount() > 3);
+    int all = d->visibleRows();
+    d->outcome()->setCurrentIndex(2);  // not fused
+    int rejected = d->visibleRows();
+    QVERIFY(rejected > 0 && rejected < all);
+    d->outcome()->setCurrentIndex(1);  // fused
+    QCOMPARE(d->visibleRows(), all - rejected);
+    int row = -1;
+    for (int i = 0; i < t->rowCount() && row < 0; ++i)
+      if (!t->isRowHidden(i) && t->item(i, 0)->text() == "backward") row = i;
+    QVERIFY(row >= 0);
+    int first = t->item(row, 0)->data(Qt::UserRole).toInt(), second = t->item(row, 0)->data(Qt::UserRole + 1).toInt();
+    w->tabs()->setCurrentIndex(2);
+    d->clickRow(row);
+    GraphPane* fused = w->pane(3);
+    QCOMPARE(fused->currentGraph(), QString("backward"));
+    QTRY_VERIFY(!fused->layoutPending());
+    for (int id : {first, second}) {
+      std::string n = "l" + std::to_string(id);
+      QVERIFY2(fused->view()->hasItem(n), n.c_str());
+    }
+    QVERIFY(fused->view()->highlightedCount() >= 1);
+    QVERIFY(w->pane(0)->view()->highlightedCount() >= 1);
+    d->filter()->setText("no decision says this");
+    QCOMPARE(d->visibleRows(), 0);
+    d->filter()->clear();
+    shot(w.get(), "13_decisions");
   }
 
   // An ONNX model opened like a .fbx one: imported as the traced graph, then every stage.
