@@ -18,6 +18,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QStatusTipEvent>
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QTimer>
@@ -192,7 +193,21 @@ void MainWindow::buildUi() {
       "<b>code</b>, the <b>profile</b>, every fusion <b>decision</b> with its reason, and the <b>comparison</b> of two runs.");
   hint_->setWordWrap(true);
   hint_->setStyleSheet("QLabel { background: #eef4fb; border: 1px solid #c5d7ee; padding: 6px; }");
-  col->addWidget(hint_);
+  auto* hideHint = new QToolButton;
+  hideHint->setText("✕");
+  hideHint->setToolTip("Hide this help (Help ▸ How to read this window shows it again)");
+  auto* hintRow = new QHBoxLayout;
+  hintRow->setSpacing(0);
+  hintRow->addWidget(hint_, 1);
+  hintRow->addWidget(hideHint, 0, Qt::AlignTop);
+  hintBox_ = new QWidget;
+  hintBox_->setLayout(hintRow);
+  hintRow->setContentsMargins(0, 0, 0, 0);
+  col->addWidget(hintBox_);
+  hintBox_->setVisible(!QSettings().value("hideHelpBanner", false).toBool());
+  connect(hideHint, &QToolButton::clicked, this, [this] { showHelpBanner(false); });
+  auto* help = menuBar()->addMenu("&Help");
+  help->addAction("How to read this window", this, [this] { showHelpBanner(true); });
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel("Pipeline:"));
   for (const StageDescriptor& s : stageTable()) {
@@ -475,6 +490,18 @@ void MainWindow::onStageDone(const StageResult& r) {
 }
 
 void MainWindow::onFailed(const QString& stage, const QString& message) {
+  // A model file that does not load leaves the list it was added to (built-in models stay).
+  if (stage == "load") {
+    QString m = model_->currentText();
+    bool builtin = findBuiltinModel(m.toStdString()) != nullptr;
+    if (!builtin && model_->count() > 1) {
+      model_->blockSignals(true);
+      model_->removeItem(model_->currentIndex());
+      model_->setCurrentText(demoModelName());
+      model_->blockSignals(false);
+      failedModel_ = m;
+    }
+  }
   busy_ = runningAll_ = false;
   viewingStored_ = false;
   started_ = false;  // the next Step starts over (after the model or config is fixed)
@@ -594,6 +621,17 @@ void MainWindow::selectDecision(const QString& graph, int first, int second) {
                                .arg(traced.size()));
 }
 
+void MainWindow::showHelpBanner(bool on) {
+  hintBox_->setVisible(on);
+  QSettings().setValue("hideHelpBanner", !on);
+}
+
+bool MainWindow::event(QEvent* e) {
+  // An action without a status tip would blank the status line as the mouse passes over a menu.
+  if (e->type() == QEvent::StatusTip && static_cast<QStatusTipEvent*>(e)->tip().isEmpty()) return true;
+  return QMainWindow::event(e);
+}
+
 QString MainWindow::propertiesText() const { return properties_->toPlainText(); }
 
 void MainWindow::focusPane(int pane) {
@@ -652,6 +690,7 @@ void MainWindow::onRunFinished(int code, QProcess::ExitStatus status) {
   if (status != QProcess::NormalExit || code != 0) {
     QString why = status != QProcess::NormalExit ? "the run process crashed (a faulting kernel cannot take this window down)"
                                                  : QString("the run exited with status %1").arg(code);
+    if (profile_->barCount() == 0) profile_->clear("The run failed: " + why + ". Its output is in the error message; nothing was profiled.");
     showError("Run failed", why + "\n\n" + (err + out).right(3000));
     return;
   }

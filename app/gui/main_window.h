@@ -63,6 +63,10 @@ public:
   bool openScope(const std::string& scope);
   int focusedPane() const { return focused_; }
   QString propertiesText() const;
+  void showHelpBanner(bool on);  // remembered (QSettings)
+  bool helpBannerShown() const { return !hintBox_->isHidden(); }
+  QComboBox* modelChoice() const { return model_; }
+  QString failedModel() const { return failedModel_; }  // the last model file taken off the list
   void setModel(const QString& model);
   void setFusion(bool on);
   // Shows stored session `id` of the session file `path` (its latest when 0) from the file alone,
@@ -97,6 +101,9 @@ signals:
   void requestStep();
   void requestRunAll();
   void requestOpenStored(const QString& path, qlonglong session);
+
+protected:
+  bool event(QEvent* e) override;
 
 private:
   void buildUi();
@@ -149,6 +156,8 @@ private:
   DecisionView* decisions_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QLabel* hint_ = nullptr;
+  QWidget* hintBox_ = nullptr;  // the help banner and its close button
+  QString failedModel_;
   QTextBrowser* properties_ = nullptr;
   SessionBrowser* browser_ = nullptr;  // the selected item's properties (a dock on the right)
   int focused_ = -1;

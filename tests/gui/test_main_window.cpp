@@ -536,6 +536,20 @@ private slots:
     QVERIFY2(w->lastError().contains("shape_mismatch.fbx:5:7"), qPrintable(w->lastError()));
     QVERIFY(!w->busy());
     shot(w.get(), "05_error");
+    // a file that is not a model at all leaves the model list it was added to
+    const QString garbage = FUSEBOX_BAD_MODELS "/garbage.fbx";
+    w->setModel(garbage);
+    w->stepStage();
+    QTRY_VERIFY_WITH_TIMEOUT(w->failedModel() == garbage, 20000);
+    QCOMPARE(w->modelChoice()->findText(garbage), -1);
+    QVERIFY(!w->busy());
+    // the help banner hides and comes back (remembered between starts)
+    w->showHelpBanner(true);
+    QVERIFY(w->helpBannerShown());
+    w->showHelpBanner(false);
+    QVERIFY(!w->helpBannerShown());
+    w->showHelpBanner(true);
+    QVERIFY(w->helpBannerShown());
     // fixed model: the next Step starts over and works
     w->setModel("mlp");
     w->stepStage();
