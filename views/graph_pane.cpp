@@ -340,6 +340,18 @@ QString GraphPane::nodeLabel(const QString& graph, const std::string& node) cons
   return {};
 }
 
+QString GraphPane::nodeKernel(const QString& graph, const std::string& node) const {
+  for (const PaneGraph& g : graphs_)
+    if (g.name == graph && g.folding)
+      for (const DotNode& n : g.folding->graph().nodes)
+        if (n.name == node && !n.cluster.empty()) {
+          for (const DotCluster& c : g.folding->graph().clusters)
+            if (c.name == n.cluster) return QString::fromStdString(c.label).section(' ', 0, 0);  // "kernel3 (2 nodes)"
+          return QString::fromStdString(n.cluster);
+        }
+  return {};
+}
+
 std::vector<int64_t> GraphPane::nodeOrigins(const QString& graph, const std::string& node) const {
   for (const PaneGraph& g : graphs_)
     if (g.name == graph)
@@ -431,6 +443,18 @@ void GraphPane::onContextMenu(const QString& item, const QString& cluster, const
     menu.addSeparator();
     menu.addAction("Expand all", this, [this] { expandToDepth(1000); });
     menu.addAction("Collapse all", this, [this] { expandToDepth(0); });
+  }
+  std::vector<std::string> picked = view_->selectedItems();
+  if (askWhyNotFused_) {
+    QAction* why = menu.addAction("Why not fused? (the two selected nodes)");
+    if (picked.size() == 2 && f && f->boxScope(picked[0]).empty() && f->boxScope(picked[1]).empty()) {
+      QString a = QString::fromStdString(picked[0]), b = QString::fromStdString(picked[1]);
+      connect(why, &QAction::triggered, this, [this, a, b] { emit whyNotFusedRequested(currentGraph(), a, b); });
+    } else {
+      why->setEnabled(false);
+      why->setToolTip("Select two nodes first (Ctrl+click)");
+    }
+    menu.addSeparator();
   }
   menu.addAction("Fit", view_, &GraphView::fitAll);
   menu.addAction(focus_->isChecked() ? "Back to side by side" : "Focus this pane", this, &GraphPane::focusToggled);

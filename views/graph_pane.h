@@ -48,6 +48,7 @@ public:
   const ScopeFolding* folding() const;
   std::set<std::string> expanded() const;
   void setExpanded(const std::set<std::string>& scopes, const std::string& centreOn = "");
+  void setAskWhyNotFused(bool on) { askWhyNotFused_ = on; }  // the fused pane offers the question
   void expand(const std::string& scope);
   void collapse(const std::string& scope);
   void expandToDepth(int depth);
@@ -61,6 +62,7 @@ public:
   // A node of graph `graph` (any of the pane's graphs): its label and traced origins.
   QString nodeLabel(const QString& graph, const std::string& node) const;
   std::vector<int64_t> nodeOrigins(const QString& graph, const std::string& node) const;
+  QString nodeKernel(const QString& graph, const std::string& node) const;  // its kernel cluster's name ("" when none)
   bool layoutPending() const { return pending_; }
   // The drawn item standing for a graph node, and the graph nodes an item stands for.
   std::string itemOf(const std::string& node) const;
@@ -81,6 +83,8 @@ public:
 signals:
   void nodeClicked(const QString& graph, const QString& item);
   void focusToggled();
+  // "Why not fused?" asked of two selected nodes (the fused pane's context menu).
+  void whyNotFusedRequested(const QString& graph, const QString& a, const QString& b);
   void layoutShown();  // a graph or a re-layout is drawn
 
 private:
@@ -112,6 +116,7 @@ private:
   std::vector<std::string> hits_;
   int hitIndex_ = -1;
   std::set<int64_t> lit_;
+  bool askWhyNotFused_ = false;
 };
 
 }  // namespace fusebox

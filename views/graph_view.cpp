@@ -140,6 +140,13 @@ bool GraphView::isInView(const std::string& name) const {
   return it != nodes_.end() && viewport()->rect().contains(viewPointOf(name));
 }
 
+std::vector<std::string> GraphView::selectedItems() const {
+  std::vector<std::string> out;
+  for (const auto& [name, n] : nodes_)
+    if (n.box->isSelected()) out.push_back(name);
+  return out;
+}
+
 bool GraphView::anyHighlightedInView() const {
   QRectF visible = mapToScene(viewport()->rect()).boundingRect();
   for (const auto& [name, n] : nodes_)

@@ -43,6 +43,7 @@ public:
   QPoint viewPointOf(const std::string& name) const;
   bool isInView(const std::string& name) const;
   bool anyHighlightedInView() const;
+  std::vector<std::string> selectedItems() const;  // in the scene's order (Ctrl+click adds)
   // The traced origins of an item by its dot name (empty when unknown).
   std::vector<int64_t> originsOf(const std::string& name) const;
   QString labelOf(const std::string& name) const;

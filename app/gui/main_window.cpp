@@ -224,10 +224,16 @@ void MainWindow::buildUi() {
   auto* hsplit = new QSplitter(Qt::Horizontal);
   for (int i = 0; i < static_cast<int>(graphPanes().size()); ++i) {
     auto* p = new GraphPane(graphPanes()[i].title, graphPanes()[i].emptyHint);
+    p->setAskWhyNotFused(i + 1 == static_cast<int>(graphPanes().size()));  // the fused loop IR
     panes_.push_back(p);
     hsplit->addWidget(p);
     connect(p, &GraphPane::nodeClicked, this, [this, i](const QString&, const QString& node) { selectNode(i, node); });
     connect(p, &GraphPane::focusToggled, this, [this, i] { focusPane(focused_ == i ? -1 : i); });
+    connect(p, &GraphPane::whyNotFusedRequested, this, [this](const QString& graph, const QString& a, const QString& b) {
+      QString answer = whyNotFused(graph, a, b);
+      properties_->setPlainText("Why not fused?\n\n" + answer);
+      statusBar()->showMessage(answer);
+    });
   }
   vsplit->addWidget(hsplit);
   tabs_ = new QTabWidget;
@@ -305,6 +311,7 @@ void MainWindow::reset() {
   properties_->clear();
   scheduleText_->clear();
   decisions_->clear();
+  decisionRecord_.clear();
   profile_->clear("Not run yet: press Run & profile to compile the generated code and profile it (in a separate process).");
   // The resting line of the status bar (messages cover it while shown).
   readyLine_->setText(QString("Model %1 (%2): press Step to run the first stage, or Run all")
@@ -462,6 +469,7 @@ void MainWindow::onStageDone(const StageResult& r) {
   displayMs_[r.stage] = r.prepareMs + static_cast<double>(draw.nsecsElapsed()) / 1e6;
   if (!r.text.isEmpty()) scheduleText_->setPlainText(r.text);
   if (!r.decisions.empty()) {
+    decisionRecord_ = r.decisions;
     GraphPane* fused = panes_[static_cast<size_t>(graphPanes().size() - 1)];
     std::vector<DecisionRow> rows;
     for (const StoredDecision& d : r.decisions) {
@@ -600,6 +608,25 @@ void MainWindow::selectKernel(const QString& graph, const QString& kernel) {
                                .arg(traced.size())
                                .arg(counts.join(" / "))
                                .arg(lines));
+}
+
+QString MainWindow::whyNotFused(const QString& graph, const QString& a, const QString& b) const {
+  auto id = [](const QString& n) { return n.startsWith('l') ? n.mid(1).toInt() : -1; };
+  int ia = id(a), ib = id(b);
+  GraphPane* fused = panes_.back();
+  QString la = fused->nodeLabel(graph, a.toStdString()), lb = fused->nodeLabel(graph, b.toStdString());
+  QString what = QString("%1 (%2) and %3 (%4)").arg(a, la, b, lb);
+  if (ia < 0 || ib < 0 || la.isEmpty() || lb.isEmpty()) return what + ": not two loop-IR nodes of the " + graph + " graph";
+  QString ka = fused->nodeKernel(graph, a.toStdString()), kb = fused->nodeKernel(graph, b.toStdString());
+  if (!ka.isEmpty() && ka == kb) return what + ": fused, both in " + ka;
+  for (const StoredDecision& d : decisionRecord_)
+    if (QString::fromStdString(d.graph) == graph && ((d.first == ia && d.second == ib) || (d.first == ib && d.second == ia)))
+      return what + QString(": considered as a %1 pair and %2: %3")
+                        .arg(QString::fromStdString(d.kind), d.fused ? "fused" : "not fused", QString::fromStdString(d.reason)) +
+             (d.fused ? QString(" (then split again: they ended in %1 and %2)").arg(ka, kb) : QString());
+  return what + QString(": never considered. The scheduler only pairs a producer with its consumer (vertical) and two readers "
+                        "of one buffer (horizontal); these are neither. They run in %1 and %2.")
+                    .arg(ka.isEmpty() ? "no kernel" : ka, kb.isEmpty() ? "no kernel" : kb);
 }
 
 void MainWindow::selectDecision(const QString& graph, int first, int second) {

@@ -59,6 +59,10 @@ public:
   // A fusion decision picked: both loop-IR nodes shown in the fused pane, their origins everywhere.
   void selectDecision(const QString& graph, int first, int second);
   DecisionView* decisionView() const { return decisions_; }
+  // Why loop-IR nodes `a` and `b` ("l12") of graph `graph` are not in one kernel, answered from the
+  // schedule's record: the same kernel, the decision taken on the pair with its reason, or why the
+  // scheduler never considered the pair.
+  QString whyNotFused(const QString& graph, const QString& a, const QString& b) const;
   // Opens `scope` (and the scopes around it) in every pane whose graph has it; false when none has.
   bool openScope(const std::string& scope);
   int focusedPane() const { return focused_; }
@@ -154,6 +158,7 @@ private:
   CompareView* compare_ = nullptr;
   QPlainTextEdit* scheduleText_ = nullptr;
   DecisionView* decisions_ = nullptr;
+  std::vector<StoredDecision> decisionRecord_;
   QTabWidget* tabs_ = nullptr;
   QLabel* hint_ = nullptr;
   QWidget* hintBox_ = nullptr;  // the help banner and its close button

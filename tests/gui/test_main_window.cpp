@@ -510,6 +510,29 @@ private slots:
     QCOMPARE(d->visibleRows(), 0);
     d->filter()->clear();
     shot(w.get(), "13_decisions");
+
+    // "why not fused?", answered from the schedule's record for any two loop-IR nodes
+    auto node = [](int id) { return QString("l%1").arg(id); };
+    QString fusedPair = w->whyNotFused("backward", node(first), node(second));
+    QVERIFY2(fusedPair.contains("fused, both in kernel"), qPrintable(fusedPair));
+    d->outcome()->setCurrentIndex(2);
+    int rejectedRow = -1;
+    for (int i = 0; i < t->rowCount() && rejectedRow < 0; ++i)
+      if (!t->isRowHidden(i)) rejectedRow = i;
+    QString g = t->item(rejectedRow, 0)->text();
+    QString answer = w->whyNotFused(g, node(t->item(rejectedRow, 0)->data(Qt::UserRole).toInt()),
+                                    node(t->item(rejectedRow, 0)->data(Qt::UserRole + 1).toInt()));
+    QVERIFY2(answer.contains("not fused: " + t->item(rejectedRow, 6)->text()), qPrintable(answer));
+    // two nodes in different kernels that no rule ever paired: the first and the last node
+    std::vector<DotNode> loops;
+    fused->showGraphNamed("forward");
+    for (const DotNode& n : fused->folding()->graph().nodes)
+      if (n.name[0] == 'l') loops.push_back(n);
+    QString never = w->whyNotFused("forward", QString::fromStdString(loops.front().name), QString::fromStdString(loops.back().name));
+    QVERIFY2(never.contains("never considered") || never.contains("considered as a"), qPrintable(never));
+    QVERIFY(w->whyNotFused("forward", "l1", "v3").contains("not two loop-IR nodes"));
+    emit fused->whyNotFusedRequested("backward", node(first), node(second));
+    QVERIFY(w->propertiesText().startsWith("Why not fused?"));
   }
 
   // An ONNX model opened like a .fbx one: imported as the traced graph, then every stage.
