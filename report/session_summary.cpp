@@ -77,6 +77,10 @@ FusionComparison compareSessions(const SessionStore& storeA, int64_t a, const Se
   FusionComparison c;
   c.a = storeA.session(a);
   c.b = storeB.session(b);
+  // Node ids only mean the same thing in two compiles of one model: refuse anything else.
+  if (c.a.model != c.b.model)
+    throw SessionError("cannot compare session " + std::to_string(a) + " (model " + c.a.model + ") with session " + std::to_string(b) +
+                       " (model " + c.b.model + "): a fusion comparison needs two sessions of the same model");
   // node -> (kernel name, kernel-mates) per graph
   using Grouping = std::map<std::pair<std::string, int>, std::pair<std::string, std::vector<int>>>;
   auto grouping = [](const std::vector<StoredKernel>& ks) {

@@ -54,6 +54,7 @@ struct FusionComparison {
   double totalMsA = 0, totalMsB = 0;
 };
 
+// Throws SessionError when the sessions are of different models (their node ids do not match).
 FusionComparison compareSessions(const SessionStore& storeA, int64_t a, const SessionStore& storeB, int64_t b);
 
 }  // namespace fusebox

@@ -91,7 +91,17 @@ void CompareView::setComparison(const FusionComparison& c) {
       addRow(times_, {side, QString::fromStdString(t.graph), QString::fromStdString(t.kernel), QString::number(t.medianMs, 'f', 4),
                       QString::number(t.gbPerSec(), 'f', 1)});
   for (QTableWidget* t : {regrouped_, decisions_, times_}) t->resizeColumnsToContents();
+  if (c.timingsA.empty() || c.timingsB.empty())
+    summary_->setText(summary_->text() + QString("\nKernel times: %1 was never run (Run & profile it to compare times).")
+                                             .arg(c.timingsA.empty() && c.timingsB.empty() ? "neither session" : c.timingsA.empty() ? "A" : "B"));
 }
+
+void CompareView::clear(const QString& message) {
+  summary_->setText(message);
+  for (QTableWidget* t : {regrouped_, decisions_, times_}) t->setRowCount(0);
+}
+
+QString CompareView::summary() const { return summary_->text(); }
 
 int CompareView::regroupedRows() const { return regrouped_->rowCount(); }
 int CompareView::decisionRows() const { return decisions_->rowCount(); }

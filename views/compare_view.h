@@ -19,6 +19,8 @@ public:
   // The sessions one can compare with (id, "3: mlp train target=cpu fusion=off").
   void setCandidates(const std::vector<std::pair<int64_t, QString>>& sessions);
   void setComparison(const FusionComparison& c);
+  void clear(const QString& message);  // no comparison shown (a new model, a reset)
+  QString summary() const;
   int regroupedRows() const;
   int decisionRows() const;
 

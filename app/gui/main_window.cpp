@@ -312,6 +312,7 @@ void MainWindow::reset() {
   scheduleText_->clear();
   decisions_->clear();
   decisionRecord_.clear();
+  compare_->clear("Compare fusion: run every stage, then pick another session of the same model (another config).");
   profile_->clear("Not run yet: press Run & profile to compile the generated code and profile it (in a separate process).");
   // The resting line of the status bar (messages cover it while shown).
   readyLine_->setText(QString("Model %1 (%2): press Step to run the first stage, or Run all")
@@ -739,8 +740,9 @@ void MainWindow::refreshCandidates() {
   if (!reader_) return;
   std::vector<std::pair<int64_t, QString>> list;
   try {
+    const std::string model = reader_->session(session_).model;
     for (const SessionInfo& s : reader_->sessions())
-      if (s.id != session_) list.push_back({s.id, QString("%1: %2 %3").arg(s.id).arg(QString::fromStdString(s.model), QString::fromStdString(s.config))});
+      if (s.id != session_ && s.model == model) list.push_back({s.id, QString("%1: %2 %3").arg(s.id).arg(QString::fromStdString(s.model), QString::fromStdString(s.config))});
   } catch (const std::exception& e) {
     return showError("Cannot list the sessions to compare with", e.what());
   }

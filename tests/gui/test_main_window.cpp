@@ -124,6 +124,9 @@ private slots:
     w->compareWith(fused);
     QVERIFY(w->compareView()->regroupedRows() > 0);
     QVERIFY(w->compareView()->decisionRows() > 0);
+    // the unfused side was never run: the kernel-time table says so rather than stay blank
+    QVERIFY2(w->compareView()->summary().contains("B was never run") || w->compareView()->summary().contains("A was never run"),
+             qPrintable(w->compareView()->summary()));
     shot(w.get(), "04_compare");
 
     w->exportReport(dir_ + "/report.html");
@@ -131,6 +134,10 @@ private slots:
     QVERIFY2(w->lastError().isEmpty(), qPrintable(w->lastError()));
     QVERIFY(QFileInfo(dir_ + "/report.html").size() > 10000);
     QVERIFY(QFileInfo(dir_ + "/report.pdf").size() > 10000);
+    // another model: the old comparison is gone, and sessions of other models are not offered
+    w->setModel("lenet");
+    QVERIFY(w->compareView()->regroupedRows() == 0);
+    QVERIFY(w->compareView()->summary().contains("same model"));
   }
 
   // A session recorded by one window is shown again by another from the file alone: the same

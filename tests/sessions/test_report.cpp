@@ -96,6 +96,10 @@ TEST(Report, ComparisonShowsWhatFusedDifferently) {
   Recorded r = recordBoth();
   FusionComparison c = compareSessions(r.store, r.fused, r.store, r.unfused);
   EXPECT_GT(c.kernelsB, c.kernelsA) << "unfused has one kernel per loop-IR node";
+  // another model's session: its node ids mean something else, so no comparison at all
+  int64_t other = r.store.createSession("lenet", "train", "cpu");
+  test::expectThrowContaining<SessionError>([&] { compareSessions(r.store, r.fused, r.store, other); },
+                                            "a fusion comparison needs two sessions of the same model");
   EXPECT_FALSE(c.regrouped.empty());
   for (const NodeGrouping& g : c.regrouped) EXPECT_TRUE(g.matesB.empty()) << "unfused: every node alone";
   bool fusedOnlyInA = false;
