@@ -44,12 +44,13 @@ const char* kCompileHelp =
     "Progress goes to stderr when it is a terminal.\n";
 
 const char* kReportHelp =
-    "usage: fusebox report SESSION_FILE [--id N] [--compare SESSION_FILE2 [--compare-id M]] -o report.html|report.pdf\n\n"
+    "usage: fusebox report SESSION_FILE [--id N] [--compare SESSION_FILE2 [--compare-id M]] -o report.html|report.pdf [--include asm]\n\n"
     "Writes a self-contained HTML report of a recorded session (the file's latest unless --id): stage\n"
     "graphs (Graphviz), fusion decisions, kernels, profile charts and generated code. With --compare, a\n"
     "fusion comparison of the two sessions instead: nodes grouped differently, decisions that differ,\n"
     "kernel times side by side. The two sessions may be in one file (--compare FILE --compare-id M).\n"
-    "A .pdf output draws the graphs, then the tables and code (Qt build; comparisons are HTML only).\n"
+    "A .pdf output draws the graphs, then the tables and code (Qt build; comparisons are HTML only);\n"
+    "it leaves the LLVM IR, assembly and PTX listings out unless --include asm.\n"
     "Session files are only read (a read-only file or folder is fine); everything taken from them is\n"
     "escaped, and graphs too large to lay out are listed instead of drawn.\n";
 
@@ -103,7 +104,12 @@ int compileCommand(const std::vector<std::string>& argv) {
 
 int reportCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kReportHelp, 0;
-  Args a(argv, {"-o", "--id", "--compare", "--compare-id"}, {});
+  Args a(argv, {"-o", "--id", "--compare", "--compare-id", "--include"}, {});
+  bool includeCompiled = false;
+  if (auto what = a.value("--include")) {
+    if (*what != "asm") throw UsageError("report: --include takes asm (the LLVM IR, assembly and PTX listings), got '" + *what + "'");
+    includeCompiled = true;
+  }
   if (a.positional().size() != 1) throw UsageError("report needs exactly one SESSION_FILE");
   auto out = a.value("-o");
   if (!out) throw UsageError("report needs -o FILE.html");
@@ -132,7 +138,7 @@ int reportCommand(const std::vector<std::string>& argv) {
   if (out->size() > 4 && out->compare(out->size() - 4, 4, ".pdf") == 0) {
 #ifdef FUSEBOX_HAVE_PDF
     if (a.value("--compare")) throw UsageError("--compare reports are HTML only; use -o FILE.html");
-    writePdfReportHeadless(store, id, *out);
+    writePdfReportHeadless(store, id, *out, includeCompiled);
     std::printf("wrote %s\n", out->c_str());
     return 0;
 #else

@@ -1,5 +1,7 @@
 #include "report/html_report.h"
 
+#include "core/backend/backend.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -192,9 +194,22 @@ std::string htmlReport(const SessionStore& store, int64_t session, const ReportO
     os << "<tr><td>" << esc(k.graph) << "</td><td>" << esc(k.name) << "</td><td>" << nodes << "</td><td class=num>" << k.bytes << "</td></tr>";
   }
   os << "</table><h2>Generated code</h2>";
-  for (const StoredSource& src : store.sources(session))
+  int leftOut = 0;
+  std::string ownLanguage;
+  for (const Backend* b : backends())
+    if (store.session(session).target == b->name()) ownLanguage = b->language();
+  for (const StoredSource& src : store.sources(session)) {
+    bool compiled = src.kind == "llvm_ir" || src.kind == "asm" || src.kind == "ptx";
+    bool otherTarget = !compiled && options.ownTargetOnly && src.kind != ownLanguage;
+    if ((compiled && !options.compiledCode) || otherTarget) {
+      ++leftOut;
+      continue;
+    }
     os << "<details><summary>" << esc(src.graph + " · " + src.kind) << " (" << std::count(src.body.begin(), src.body.end(), '\n')
        << " lines)</summary><pre>" << esc(src.body) << "</pre></details>";
+  }
+  if (leftOut)
+    os << "<p>" << leftOut << " listing(s) left out (other targets' code; LLVM IR, assembly and PTX unless `fusebox report ... --include asm`).</p>";
   std::vector<CompileLog> logs = store.compileLogs(session);
   if (!logs.empty()) {
     os << "<h2>Compile log</h2><table><tr><th>graph</th><th>target</th><th>ok</th><th class=num>ms</th><th>log</th></tr>";

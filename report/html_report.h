@@ -14,6 +14,12 @@ struct ReportOptions {
   // tens of MB); the GUI draws them.
   int maxDrawnNodes = 1500;
   bool graphs = true;  // false: no graph section (the PDF draws the graphs itself)
+  // What the compilers made of the generated code (LLVM IR, assembly, PTX): thousands of lines
+  // a printed report leaves out unless asked (`fusebox report ... --include asm`).
+  bool compiledCode = true;
+  // Only the generated source of the session's own target (a CPU session's CUDA translation is
+  // left out of a printed report).
+  bool ownTargetOnly = false;
 };
 
 std::string htmlReport(const SessionStore& store, int64_t session, const ReportOptions& options = {});

@@ -12,7 +12,7 @@
 
 namespace fusebox {
 
-void writePdfReportHeadless(const SessionStore& store, int64_t session, const std::string& path) {
+void writePdfReportHeadless(const SessionStore& store, int64_t session, const std::string& path, bool includeCompiled) {
   if (QGuiApplication::instance()) return writePdfReport(store, session, QString::fromStdString(path));
   if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
       qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
@@ -21,10 +21,10 @@ void writePdfReportHeadless(const SessionStore& store, int64_t session, const st
   char name[] = "fusebox";
   char* argv[] = {name, nullptr};
   QGuiApplication app(argc, argv);
-  writePdfReport(store, session, QString::fromStdString(path));
+  writePdfReport(store, session, QString::fromStdString(path), includeCompiled);
 }
 
-void writePdfReport(const SessionStore& store, int64_t session, const QString& path) {
+void writePdfReport(const SessionStore& store, int64_t session, const QString& path, bool includeCompiled) {
   QPdfWriter pdf(path);
   pdf.setPageSize(QPageSize(QPageSize::A4));
   pdf.setPageOrientation(QPageLayout::Landscape);
@@ -68,7 +68,10 @@ void writePdfReport(const SessionStore& store, int64_t session, const QString& p
   // QTextDocument interprets HTML: everything from the session in it was escaped by htmlReport.
   ReportOptions textOnly;
   textOnly.graphs = false;
+  textOnly.compiledCode = includeCompiled;
+  textOnly.ownTargetOnly = !includeCompiled;
   QString html = QString::fromStdString(htmlReport(store, session, textOnly));
+  html.replace("<pre>", "<pre style='white-space: pre-wrap; font-size: 7pt'>");  // long code lines wrap, not cut at the margin
   html.replace(QRegularExpression("<svg.*?</svg>", QRegularExpression::DotMatchesEverythingOption), "");  // the profile charts
   QTextDocument doc;
   doc.setHtml(html);

@@ -9,10 +9,11 @@
 namespace fusebox {
 
 // Throws Error when the file cannot be written.
-void writePdfReport(const SessionStore& store, int64_t session, const QString& path);
+// `includeCompiled`: also the LLVM IR, assembly and PTX listings (hundreds of pages).
+void writePdfReport(const SessionStore& store, int64_t session, const QString& path, bool includeCompiled = false);
 
 // The same from a program without a Qt application (the CLI's `report -o FILE.pdf`): makes a
 // QGuiApplication for the call, on the offscreen platform when there is no display.
-void writePdfReportHeadless(const SessionStore& store, int64_t session, const std::string& path);
+void writePdfReportHeadless(const SessionStore& store, int64_t session, const std::string& path, bool includeCompiled = false);
 
 }  // namespace fusebox

@@ -90,6 +90,15 @@ TEST(Report, HtmlHasGraphsDecisionsProfileAndCode) {
     EXPECT_NE(html.find("Per-iteration kernel time"), std::string::npos);
     EXPECT_NE(html.find("forward · llvm_ir"), std::string::npos);
   }
+  // what a printed report leaves out: the compilers' listings and the other target's code
+  ReportOptions printed;
+  printed.compiledCode = false;
+  printed.ownTargetOnly = true;
+  std::string short_ = htmlReport(r.store, r.fused, printed);
+  EXPECT_NE(short_.find("forward · cpp"), std::string::npos);
+  EXPECT_EQ(short_.find("forward · llvm_ir"), std::string::npos);
+  EXPECT_EQ(short_.find("forward · cuda"), std::string::npos);
+  EXPECT_NE(short_.find("left out"), std::string::npos);
 }
 
 TEST(Report, ComparisonShowsWhatFusedDifferently) {
