@@ -14,6 +14,7 @@ namespace fusebox {
 struct JointOptions {
   std::vector<std::string> gradInputs;  // model inputs (by name) that also get a gradient
   bool allFloatInputs = false;          // every floating-point model input gets a gradient
+  bool operator==(const JointOptions&) const = default;
 };
 
 struct JointGraph {

@@ -36,6 +36,32 @@ std::optional<Stage> Pipeline::nextStage() const {
   return std::nullopt;
 }
 
+std::optional<Stage> firstStageAffected(const PipelineConfig& a, const PipelineConfig& b) {
+  if (a.train != b.train || !(a.trace == b.trace) || !(a.joint == b.joint)) return Stage::Trace;
+  if (a.partitioner != b.partitioner && a.train) return Stage::Partition;
+  if (!(a.schedule == b.schedule)) return Stage::Schedule;
+  if (a.target != b.target) return Stage::Codegen;
+  return std::nullopt;
+}
+
+std::optional<Stage> Pipeline::reconfigure(const PipelineConfig& next) {
+  findBackend(next.target);  // an unknown target: an error before anything is forgotten
+  std::optional<Stage> from = firstStageAffected(config_, next);
+  config_ = next;
+  if (!from) return std::nullopt;
+  auto forget = [&](Stage s) { return static_cast<int>(s) >= static_cast<int>(*from); };
+  if (forget(Stage::Trace)) traced_.reset();
+  if (forget(Stage::Joint)) joint_.reset();
+  if (forget(Stage::Partition)) partition_.reset();
+  if (forget(Stage::Decompose)) prims_.clear(), decomposed_ = false;
+  if (forget(Stage::Lower)) loops_.clear(), lowered_ = false;
+  if (forget(Stage::Schedule)) schedules_.clear(), scheduled_ = false;
+  modules_.clear();  // every target's code follows from the schedules
+  generated_ = false;
+  std::erase_if(timings_, [&](const StageTiming& t) { return forget(t.stage); });
+  return from;
+}
+
 bool Pipeline::step() {
   std::optional<Stage> s = nextStage();
   if (!s) return false;

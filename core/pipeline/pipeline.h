@@ -33,7 +33,13 @@ struct PipelineConfig {
   JointOptions joint;
   Partitioner partitioner = Partitioner::MinCut;
   ScheduleConfig schedule;
+  bool operator==(const PipelineConfig&) const = default;
 };
+
+// The first stage whose result differs between two configs (nullopt: none): the fusion options
+// change the schedule on, the partitioner the partition on, the target only the code; train or
+// the trace and joint options everything.
+std::optional<Stage> firstStageAffected(const PipelineConfig& before, const PipelineConfig& after);
 
 // A graph a stage produced, under the name the stage table gives it ("traced", "forward", ...).
 struct NamedGraph {
@@ -52,6 +58,9 @@ public:
 
   // Runs the next stage; returns false when every stage has run. Throws the stage's Error.
   bool step();
+  // Takes `next` as the config and forgets the stages it affects (firstStageAffected), keeping
+  // the ones before; returns the first stage that will run again (nullopt: nothing changed).
+  std::optional<Stage> reconfigure(const PipelineConfig& next);
   void runUntil(Stage last);
   void runAll();
   bool done(Stage s) const;

@@ -24,6 +24,7 @@ struct ScheduleConfig {
   // A grid with fewer rows than this runs on few threads (CPU) or blocks (GPU): large pointwise
   // work (64K elements or more) is not fused into it, so it keeps its own parallel kernel.
   int64_t minRowsToAbsorbPointwise = 64;
+  bool operator==(const ScheduleConfig&) const = default;
 };
 
 struct FusionDecision {

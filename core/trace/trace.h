@@ -13,6 +13,7 @@ namespace fusebox {
 struct TraceOptions {
   std::map<std::string, int64_t> dims;  // sizes of symbolic dims, overriding the model's defaults
   bool symbolic = false;                // keep dims symbolic unless given in `dims`
+  bool operator==(const TraceOptions&) const = default;
 };
 
 // Evaluates the model body: every op call becomes a node (shape-checked by the registry), every

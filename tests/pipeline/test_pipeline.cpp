@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
 
 #include "core/backend/backend.h"
@@ -157,4 +158,48 @@ TEST(Backends, CodegenProducesTheConfiguredTargetsModules) {
     EXPECT_EQ(p.modules("cuda")[0].as<CudaModule>().source, p.modules("cuda")[0].source);
     EXPECT_THROW(p.modules("cuda")[0].as<CppModule>(), Error);
   }
+}
+
+// A config change re-runs from the first stage it affects and keeps the ones before; what it
+// produces is what a fresh pipeline with that config produces.
+TEST(Pipeline, ReconfigureRerunsFromTheFirstAffectedStage) {
+  PipelineConfig base;
+  base.train = true;
+  auto changed = [&](auto edit) {
+    PipelineConfig c = base;
+    edit(c);
+    return firstStageAffected(base, c);
+  };
+  EXPECT_EQ(changed([](PipelineConfig&) {}), std::nullopt);
+  EXPECT_EQ(changed([](PipelineConfig& c) { c.schedule.fusion = false; }), Stage::Schedule);
+  EXPECT_EQ(changed([](PipelineConfig& c) { c.partitioner = Partitioner::Default; }), Stage::Partition);
+  EXPECT_EQ(changed([](PipelineConfig& c) { c.target = "cuda"; }), Stage::Codegen);
+  EXPECT_EQ(changed([](PipelineConfig& c) { c.train = false; }), Stage::Trace);
+  EXPECT_EQ(changed([](PipelineConfig& c) { c.trace.dims["B"] = 3; }), Stage::Trace);
+
+  for (auto edit : std::vector<std::function<void(PipelineConfig&)>>{
+           [](PipelineConfig& c) { c.schedule.fusion = false; }, [](PipelineConfig& c) { c.partitioner = Partitioner::Default; },
+           [](PipelineConfig& c) { c.train = false; }}) {
+    PipelineConfig next = base;
+    edit(next);
+    Pipeline p(loadModel("mlp_gelu_ln"), base);
+    p.runAll();
+    const Graph* traced = &p.traced();
+    std::optional<Stage> from = p.reconfigure(next);
+    ASSERT_TRUE(from);
+    EXPECT_EQ(p.nextStage(), from);
+    if (*from != Stage::Trace) EXPECT_EQ(&p.traced(), traced) << "the trace is kept";
+    for (const StageTiming& t : p.timings()) EXPECT_LT(static_cast<int>(t.stage), static_cast<int>(*from));
+    p.runAll();
+    Pipeline fresh(loadModel("mlp_gelu_ln"), next);
+    fresh.runAll();
+    ASSERT_EQ(p.modules().size(), fresh.modules().size());
+    for (size_t i = 0; i < p.modules().size(); ++i) EXPECT_EQ(p.modules()[i].source, fresh.modules()[i].source) << stageName(*from);
+  }
+  Pipeline p(loadModel("mlp"), base);
+  p.runAll();
+  PipelineConfig bad = base;
+  bad.target = "tpu";
+  EXPECT_THROW(p.reconfigure(bad), Error);
+  EXPECT_FALSE(p.nextStage()) << "nothing forgotten";
 }
