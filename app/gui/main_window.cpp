@@ -67,6 +67,18 @@ MainWindow::MainWindow(const QString& sessionPath, QWidget* parent) : QMainWindo
   connect(this, &MainWindow::requestStep, worker_, &PipelineWorker::step);
   connect(this, &MainWindow::requestRunAll, worker_, &PipelineWorker::runAll);
   connect(this, &MainWindow::requestOpenStored, worker_, &PipelineWorker::openStored);
+  connect(this, &MainWindow::requestReconfigure, worker_, &PipelineWorker::reconfigure);
+  connect(worker_, &PipelineWorker::reconfigured, this, [this](const QString& first) {
+    rerunFrom_ = first;
+    std::optional<Stage> from = parseStage(first.toStdString());
+    QStringList kept;
+    for (const StageDescriptor& d : stageTable())
+      if (done_.contains(d.name) && from && static_cast<int>(d.stage) < static_cast<int>(*from)) kept << d.name;
+    done_ = kept;
+    profile_->clear("The config changed: press Run & profile to profile the new code.");
+    statusBar()->showMessage(QString("config changed: running again from the %1 stage, the earlier stages kept").arg(first));
+    refreshPipelineBar();
+  });
   connect(worker_, &PipelineWorker::storedSessionOpened, this, &MainWindow::onStoredSessionOpened);
   connect(worker_, &PipelineWorker::sessionStarted, this, [this](qlonglong id, const QString& path) {
     session_ = id;
@@ -147,9 +159,10 @@ void MainWindow::buildUi() {
   connect(runAllButton_, &QPushButton::clicked, this, &MainWindow::runAllStages);
   connect(resetButton, &QPushButton::clicked, this, &MainWindow::reset);
   connect(runButton_, &QPushButton::clicked, this, [this] { startProfileRun(iterations_->value()); });
-  for (QWidget* w : std::vector<QWidget*>{model_, train_, target_, partitioner_, fusion_})
-    if (auto* c = qobject_cast<QComboBox*>(w)) connect(c, &QComboBox::currentTextChanged, this, &MainWindow::reset);
-    else if (auto* b = qobject_cast<QCheckBox*>(w)) connect(b, &QCheckBox::toggled, this, &MainWindow::reset);
+  connect(model_, &QComboBox::currentTextChanged, this, &MainWindow::reset);
+  connect(train_, &QCheckBox::toggled, this, &MainWindow::reset);
+  for (QComboBox* c : {target_, partitioner_}) connect(c, &QComboBox::currentTextChanged, this, &MainWindow::configChanged);
+  connect(fusion_, &QCheckBox::toggled, this, &MainWindow::configChanged);
 
   readyLine_ = new QLabel;
   statusBar()->addWidget(readyLine_);
@@ -425,7 +438,20 @@ void MainWindow::rememberSessionFile(const QString& path) {
 void MainWindow::ensureStarted() {
   if (started_) return;
   started_ = true;
+  liveConfig_ = currentRequest().config;
   emit requestStart(currentRequest());
+}
+
+void MainWindow::configChanged() {
+  CompileRequest r = currentRequest();
+  bool allDone = done_.size() == static_cast<int>(stageTable().size());
+  std::optional<Stage> from = firstStageAffected(liveConfig_, r.config);
+  if (started_ && !busy_ && !from) return;  // back to the config that runs
+  if (busy_ || !started_ || viewingStored_ || !allDone || !from || *from == Stage::Trace) return reset();
+  liveConfig_ = r.config;
+  busy_ = runningAll_ = true;
+  refreshPipelineBar();
+  emit requestReconfigure(r);
 }
 
 void MainWindow::leaveStoredSession() {

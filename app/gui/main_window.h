@@ -44,6 +44,11 @@ public:
 
   // What the buttons do (also driven by tests).
   void reset();
+  // A toolbar change: with every stage of a live session run, only the stages the change affects
+  // run again (fusion: from schedule; partitioner: from partition; target: the code), as a new
+  // session; otherwise (a new model, train/inference, nothing run yet) the window starts over.
+  void configChanged();
+  QString lastRerunFrom() const { return rerunFrom_; }
   void stepStage();
   void runAllStages();
   void startProfileRun(int iterations);
@@ -105,6 +110,7 @@ signals:
   void requestStep();
   void requestRunAll();
   void requestOpenStored(const QString& path, qlonglong session);
+  void requestReconfigure(const fusebox::CompileRequest& r);
 
 protected:
   bool event(QEvent* e) override;
@@ -136,6 +142,8 @@ private:
   bool started_ = false, busy_ = false, runningAll_ = false, dialogs_ = true;
   bool viewingStored_ = false;  // the panes show a stored session, not a live one
   QStringList done_;
+  PipelineConfig liveConfig_;  // the config of the pipeline the worker holds
+  QString rerunFrom_;
   QMap<QString, double> displayMs_;
   QString lastError_;
   QString failedStage_;

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/frontend/model_loader.h"
+#include "core/pipeline/stage_table.h"
 #include "report/graph_fold.h"
 #include "report/graph_layout.h"
 #include "report/stage_view.h"
@@ -71,6 +72,27 @@ void PipelineWorker::openStored(const QString& path, qlonglong session) {
     store_.reset();
     emit failed("open", e.what());
   }
+}
+
+void PipelineWorker::reconfigure(const CompileRequest& r) {
+  if (!pipeline_) return emit failed("reconfigure", "no pipeline to change: press Step or Run all");
+  try {
+    std::vector<Stage> kept;
+    std::optional<Stage> from = firstStageAffected(pipeline_->config(), r.config);
+    for (const StageDescriptor& d : stageTable())
+      if (pipeline_->done(d.stage) && (!from || static_cast<int>(d.stage) < static_cast<int>(*from))) kept.push_back(d.stage);
+    from = pipeline_->reconfigure(r.config);
+    request_ = r;
+    session_ = store_->createSession(r.model, describeConfig(r.config), r.config.target);
+    for (Stage s : kept)
+      if (stageDescriptor(s).applies(r.config)) store_->writeStage(session_, stageRecord(*pipeline_, s));
+    emit sessionStarted(session_, r.sessionPath);
+    emit reconfigured(QString::fromStdString(from ? stageName(*from) : "codegen"));
+  } catch (const std::exception& e) {
+    pipeline_.reset();
+    return emit failed("reconfigure", e.what());
+  }
+  runAll();
 }
 
 void PipelineWorker::runAll() {

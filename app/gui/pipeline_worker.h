@@ -52,6 +52,9 @@ public slots:
   void start(const fusebox::CompileRequest& request);  // a new pipeline and session
   void step();
   void runAll();
+  // A config change: the stages it does not affect are kept (recorded again into a new session of
+  // the new config), the rest run again.
+  void reconfigure(const fusebox::CompileRequest& request);
   // Shows stored session `session` of the file at `path` (the latest when 0) from its records
   // alone, stage by stage, without a pipeline; the file is only read.
   void openStored(const QString& path, qlonglong session);
@@ -62,7 +65,8 @@ signals:
   void storedSessionOpened(qlonglong session, const QString& path, const QString& model, const QString& config,
                            const QString& target, int stages);
   void stageDone(const fusebox::StageResult& result);
-  void progress(const QString& what);  // "running the joint stage…", "laying out the joint graphs…"
+  void progress(const QString& what);
+  void reconfigured(const QString& firstStage);  // the stages from this one on run again  // "running the joint stage…", "laying out the joint graphs…"
   void failed(const QString& stage, const QString& message);
 
 private:

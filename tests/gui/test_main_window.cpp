@@ -542,6 +542,37 @@ private slots:
     QVERIFY(w->propertiesText().startsWith("Why not fused?"));
   }
 
+  // A toolbar change after a full run re-runs only what it affects, as a new session with every
+  // stage recorded, keeping the earlier panes: fusion off from the schedule, another partitioner
+  // from the partition; a new model starts over.
+  void configChangeRerunsFromTheAffectedStage() {
+    auto w = window();
+    w->setModel("mlp_gelu_ln");
+    w->runAllStages();
+    QTRY_VERIFY_WITH_TIMEOUT(w->stagesDone().size() == 7 && !w->busy(), 30000);
+    const int64_t first = w->session();
+    const int tracedItems = w->pane(0)->view()->nodeCount();
+    w->setFusion(false);
+    QTRY_VERIFY_WITH_TIMEOUT(w->stagesDone().size() == 7 && !w->busy() && w->session() != first, 30000);
+    QCOMPARE(w->lastRerunFrom(), QString("schedule"));
+    QCOMPARE(w->pane(0)->view()->nodeCount(), tracedItems);
+    SessionStore store = SessionStore::openReadOnly((dir_ + "/gui.fbs").toStdString());
+    QCOMPARE(static_cast<int>(store.stagesDone(w->session()).size()), 7);  // the kept stages recorded too
+    QVERIFY(store.kernels(w->session()).size() > store.kernels(first).size());  // unfused: more kernels
+    const int64_t second = w->session();
+    QComboBox* partitioner = nullptr;
+    for (QComboBox* c : w->findChildren<QComboBox*>())
+      if (c->findText("mincut") >= 0 && c->findText("default") >= 0) partitioner = c;
+    QVERIFY(partitioner);
+    QCOMPARE(partitioner->currentText(), QString("mincut"));
+    partitioner->setCurrentText("default");
+    QTRY_VERIFY_WITH_TIMEOUT(w->stagesDone().size() == 7 && !w->busy() && w->session() != second, 30000);
+    QCOMPARE(w->lastRerunFrom(), QString("partition"));
+    QVERIFY2(w->lastError().isEmpty(), qPrintable(w->lastError()));
+    w->setModel("mlp");
+    QVERIFY(w->stagesDone().isEmpty());
+  }
+
   // An ONNX model opened like a .fbx one: imported as the traced graph, then every stage.
   void onnxModelRunsEveryStage() {
     const QString path = "/usr/share/libonnx-testdata/data/pytorch-operator/test_operator_params/model.onnx";
