@@ -52,6 +52,33 @@ std::string commonScope(const std::string& a, const std::string& b) {
 
 constexpr int kOutputsKeptOnTop = 4;
 
+// A label line longer than this is cut to its end ("…features.18.2/Constant_output_0"): an
+// exporter's long constant names would otherwise make boxes as wide as the pane.
+constexpr size_t kMaxLabelLine = 40;
+
+std::string shortLabel(const std::string& label) {
+  std::string out, line;
+  auto flush = [&] {
+    if (line.size() > kMaxLabelLine) {
+      size_t start = line.size() - (kMaxLabelLine - 1);
+      while (start < line.size() && (static_cast<unsigned char>(line[start]) & 0xC0) == 0x80) ++start;  // not inside a UTF-8 character
+      line = "\u2026" + line.substr(start);
+    }
+    out += line;
+    line.clear();
+  };
+  for (char c : label) {
+    if (c == '\n') {
+      flush();
+      out += '\n';
+    } else {
+      line += c;
+    }
+  }
+  flush();
+  return out;
+}
+
 // The op of a node label: its first line ("prims.add\nf32[4, 8]" -> "prims.add").
 std::string firstLine(const std::string& label) { return label.substr(0, label.find('\n')); }
 
@@ -272,8 +299,8 @@ std::string ScopeFolding::foldedDot(const std::set<std::string>& expanded) const
       inCluster[kernelClusters_ ? std::string() : scopeKey(parent)].push_back(stmt);
       continue;
     }
-    std::string stmt = quote(n.name) + " [label=" + quote(n.label);
-    if (!n.tooltip.empty()) stmt += ", tooltip=" + quote(n.tooltip);
+    std::string stmt = quote(n.name) + " [label=" + quote(shortLabel(n.label));
+    if (!n.tooltip.empty() || shortLabel(n.label) != n.label) stmt += ", tooltip=" + quote(n.tooltip.empty() ? n.label : n.tooltip);
     if (!n.fill.empty()) stmt += ", fillcolor=" + quote(n.fill);
     if (!n.shape.empty()) stmt += ", shape=" + quote(n.shape);
     if (n.shape == "plaintext") stmt += ", style=\"\"";

@@ -37,10 +37,21 @@ int CodeEditor::gutterWidth() const {
   return 10 + fontMetrics().horizontalAdvance(QLatin1Char('9')) * digits;
 }
 
-void CodeEditor::resizeEvent(QResizeEvent* e) {
-  QPlainTextEdit::resizeEvent(e);
+void CodeEditor::updateGutter() {
+  setViewportMargins(gutterWidth(), 0, 0, 0);  // the text starts right of the numbers
   QRect cr = contentsRect();
   gutter_->setGeometry(QRect(cr.left(), cr.top(), gutterWidth(), cr.height()));
+  gutter_->update();
+}
+
+void CodeEditor::resizeEvent(QResizeEvent* e) {
+  QPlainTextEdit::resizeEvent(e);
+  updateGutter();
+}
+
+void CodeEditor::changeEvent(QEvent* e) {
+  QPlainTextEdit::changeEvent(e);
+  if (e->type() == QEvent::FontChange) updateGutter();
 }
 
 void CodeEditor::paintGutter(QPaintEvent* e) {

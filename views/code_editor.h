@@ -12,9 +12,11 @@ public:
   explicit CodeEditor(QWidget* parent = nullptr);
   int gutterWidth() const;
   void paintGutter(QPaintEvent* e);
+  void updateGutter();  // after the text or the font changed (signals may have been blocked)
 
 protected:
   void resizeEvent(QResizeEvent* e) override;
+  void changeEvent(QEvent* e) override;
 
 private:
   QWidget* gutter_;

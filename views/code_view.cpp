@@ -218,6 +218,7 @@ void CodeView::apply(Tab& tab) {
   tab.edit->blockSignals(true);
   tab.edit->setPlainText(tab.pending);
   tab.edit->blockSignals(false);
+  if (auto* code = qobject_cast<CodeEditor*>(tab.edit)) code->updateGutter();
   tab.pending.clear();
   highlighter->setActive(true);
   highlighter->highlightInSlices(tab.edit->document()->firstBlock());

@@ -93,6 +93,17 @@ TEST(ScopeFolding, FindsByOpNameScopeAndKernel) {
   EXPECT_EQ(k.find("kernel_0"), (std::vector<std::string>{"l1", "l2"}));
 }
 
+// A long label line keeps its end (where a constant's name differs) and the whole text goes to
+// the tooltip.
+TEST(ScopeFolding, CutsLongLabelLinesToTheirEnd) {
+  const std::string name = "/features/features.18/features.18.2/Constant_output_0";
+  ScopeFolding f(parseDot("digraph g { a [label=\"" + name + "\\nf32[]\"]; }"), {}, false);
+  GraphLayout l = layoutDot(f.foldedDot({}));
+  ASSERT_EQ(l.nodes.size(), 1u);
+  EXPECT_EQ(l.nodes[0].label, "\u2026" + name.substr(name.size() - 39) + "\nf32[]");
+  EXPECT_EQ(l.nodes[0].tooltip, name + "\nf32[]");
+}
+
 // A wrapper module around the whole model is opened through at the start.
 TEST(ScopeFolding, OpensThroughAWrapperScope) {
   DotGraph g = parseDot("digraph g { a; b; c; d; a -> b; b -> c; c -> d; }");
