@@ -5,21 +5,16 @@
 #include <functional>
 #include <sstream>
 
+#include "core/ir/printers.h"
+
 namespace fusebox {
 
 namespace {
 
-std::string quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
+const std::string kClusterPrefix = "cluster_";  // an expanded scope's cluster: "cluster_<box number>"
+
+bool allDigits(const std::string& s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
 std::string lower(std::string s) {
@@ -37,7 +32,7 @@ std::string parentOf(const std::string& scope) {
 std::string shownName(const std::string& scope) {
   std::string parent = parentOf(scope);
   std::string own = parent.empty() ? scope : scope.substr(parent.size() + 1);
-  bool number = !own.empty() && std::all_of(own.begin(), own.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  bool number = !own.empty() && allDigits(own);
   if (!number || parent.empty()) return own;
   return parent.substr(parent.rfind('.') == std::string::npos ? 0 : parent.rfind('.') + 1) + "." + own;
 }
@@ -230,28 +225,23 @@ bool ScopeFolding::boxed(const std::string& scope, const std::set<std::string>& 
 
 std::string ScopeFolding::boxName(const std::string& scope) const { return boxPrefix_ + std::to_string(scopeId_.at(scope)); }
 
-std::string ScopeFolding::boxScope(const std::string& item) const {
-  if (item.compare(0, boxPrefix_.size(), boxPrefix_) != 0) return "";
-  std::string digits = item.substr(boxPrefix_.size());
-  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-    return "";
+std::string ScopeFolding::scopeNumbered(const std::string& name, const std::string& prefix) const {
+  if (name.compare(0, prefix.size(), prefix) != 0) return "";
+  std::string digits = name.substr(prefix.size());
+  if (digits.empty() || digits.size() > 9 || !allDigits(digits)) return "";
   size_t id = std::stoul(digits);
   return id < scopeOrder_.size() ? scopeOrder_[id] : "";
 }
 
+std::string ScopeFolding::boxScope(const std::string& item) const { return scopeNumbered(item, boxPrefix_); }
+
 std::string ScopeFolding::clusterScope(const std::string& cluster) const {
-  const std::string prefix = "cluster_";
-  if (kernelClusters_ || cluster.compare(0, prefix.size(), prefix) != 0) return "";
-  std::string digits = cluster.substr(prefix.size());
-  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-    return "";
-  size_t id = std::stoul(digits);
-  return id < scopeOrder_.size() ? scopeOrder_[id] : "";
+  return kernelClusters_ ? "" : scopeNumbered(cluster, kClusterPrefix);
 }
 
 std::string ScopeFolding::clusterOf(const std::string& scope) const {
   auto it = scopeId_.find(scope);
-  return kernelClusters_ || it == scopeId_.end() ? "" : "cluster_" + std::to_string(it->second);
+  return kernelClusters_ || it == scopeId_.end() ? "" : kClusterPrefix + std::to_string(it->second);
 }
 
 std::string ScopeFolding::visibleItem(const std::string& node, const std::set<std::string>& expanded) const {
@@ -279,7 +269,7 @@ std::string ScopeFolding::describeScope(const std::string& scope) const {
 
 std::string ScopeFolding::foldedDot(const std::set<std::string>& expanded) const {
   std::ostringstream os;
-  os << "digraph " << quote(graph_.name) << " {\n  rankdir=TB;\n"
+  os << "digraph " << dotQuote(graph_.name) << " {\n  rankdir=TB;\n"
      << "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\", fontname=\"Helvetica\", fontsize=10];\n"
      << "  edge [color=\"#555555\", arrowsize=0.6];\n";
   // Each drawn item and the cluster it sits in: an expanded scope's (graph clusters) or its kernel's.
@@ -291,18 +281,18 @@ std::string ScopeFolding::foldedDot(const std::set<std::string>& expanded) const
     if (item != n.name) {
       std::string scope = boxScope(item);
       if (!drawnBoxes.insert(scope).second) continue;
-      std::string stmt = quote(item) + " [label=" + quote(shownName(scope) + "\n" + std::to_string(memberCount_.at(scope)) + " nodes") +
-                         ", tooltip=" + quote(describeScope(scope) + "\ndouble-click to expand") +
+      std::string stmt = dotQuote(item) + " [label=" + dotQuote(shownName(scope) + "\n" + std::to_string(memberCount_.at(scope)) + " nodes") +
+                         ", tooltip=" + dotQuote(describeScope(scope) + "\ndouble-click to expand") +
                          ", shape=box, style=\"filled\", fillcolor=\"#e3ebf6\"]";
       std::string parent = parentOf(scope);  // the nearest enclosing scope that is drawn at all
       while (!parent.empty() && !scopeId_.count(parent)) parent = parentOf(parent);
       inCluster[kernelClusters_ ? std::string() : scopeKey(parent)].push_back(stmt);
       continue;
     }
-    std::string stmt = quote(n.name) + " [label=" + quote(shortLabel(n.label));
-    if (!n.tooltip.empty() || shortLabel(n.label) != n.label) stmt += ", tooltip=" + quote(n.tooltip.empty() ? n.label : n.tooltip);
-    if (!n.fill.empty()) stmt += ", fillcolor=" + quote(n.fill);
-    if (!n.shape.empty()) stmt += ", shape=" + quote(n.shape);
+    std::string stmt = dotQuote(n.name) + " [label=" + dotQuote(shortLabel(n.label));
+    if (!n.tooltip.empty() || shortLabel(n.label) != n.label) stmt += ", tooltip=" + dotQuote(n.tooltip.empty() ? n.label : n.tooltip);
+    if (!n.fill.empty()) stmt += ", fillcolor=" + dotQuote(n.fill);
+    if (!n.shape.empty()) stmt += ", shape=" + dotQuote(n.shape);
     if (n.shape == "plaintext") stmt += ", style=\"\"";
     stmt += "]";
     inCluster[kernelClusters_ ? (n.cluster.empty() ? "" : "k:" + n.cluster) : scopeKey(placement(n.name))].push_back(stmt);
@@ -314,8 +304,8 @@ std::string ScopeFolding::foldedDot(const std::set<std::string>& expanded) const
     for (const DotCluster& c : graph_.clusters) {
       auto it = inCluster.find("k:" + c.name);
       if (it == inCluster.end()) continue;
-      os << "  subgraph " << quote(c.name) << " {\n    label=" << quote(c.label) << "; style=\"rounded\";";
-      if (!c.color.empty()) os << " color=" << quote(c.color) << ";";
+      os << "  subgraph " << dotQuote(c.name) << " {\n    label=" << dotQuote(c.label) << "; style=\"rounded\";";
+      if (!c.color.empty()) os << " color=" << dotQuote(c.color) << ";";
       os << "\n";
       for (const std::string& s : it->second) os << "    " << s << ";\n";
       os << "  }\n";
@@ -330,8 +320,8 @@ std::string ScopeFolding::foldedDot(const std::set<std::string>& expanded) const
     };
     std::function<void(const std::string&, int)> emit = [&](const std::string& scope, int depth) {
       std::string indent(2 * static_cast<size_t>(depth), ' ');
-      os << indent << "subgraph " << quote("cluster_" + std::to_string(scopeId_.at(scope))) << " {\n"
-         << indent << "  label=" << quote(shownName(scope)) << "; style=\"rounded,dashed\"; color=\"#8a9bb5\";\n";
+      os << indent << "subgraph " << dotQuote(clusterOf(scope)) << " {\n"
+         << indent << "  label=" << dotQuote(shownName(scope)) << "; style=\"rounded,dashed\"; color=\"#8a9bb5\";\n";
       if (auto it = inCluster.find(scopeKey(scope)); it != inCluster.end())
         for (const std::string& s : it->second) os << indent << "  " << s << ";\n";
       if (auto kids = children_.find(scope); kids != children_.end())
@@ -346,7 +336,7 @@ std::string ScopeFolding::foldedDot(const std::set<std::string>& expanded) const
   std::set<std::pair<std::string, std::string>> edges;
   for (const auto& [tail, head] : graph_.edges) {
     std::string t = visibleItem(tail, expanded), h = visibleItem(head, expanded);
-    if (t != h && edges.insert({t, h}).second) os << "  " << quote(t) << " -> " << quote(h) << ";\n";
+    if (t != h && edges.insert({t, h}).second) os << "  " << dotQuote(t) << " -> " << dotQuote(h) << ";\n";
   }
   os << "}\n";
   return os.str();

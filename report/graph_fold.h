@@ -65,6 +65,8 @@ public:
 private:
   bool boxed(const std::string& scope, const std::set<std::string>& expanded) const;
   std::string boxName(const std::string& scope) const;
+  // The scope numbered by `name` = prefix + its box number ("" for any other name).
+  std::string scopeNumbered(const std::string& name, const std::string& prefix) const;
   void placeUnscopedNodes();
 
   DotGraph graph_;

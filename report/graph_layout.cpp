@@ -35,19 +35,27 @@ int collectError(char* message) {
   return 0;
 }
 
-// Parses `dot` (after the scan that bounds it) and rebuilds it as safe dot text. Under the lock.
-std::string sanitizeLocked(const std::string& dot, const LayoutLimits& limits) {
-  prescanDot(dot, limits);
+// Parses dot text into a graph the caller closes (agclose); throws LayoutError with Graphviz's
+// message. Under the lock.
+Agraph_t* readLocked(const std::string& dot) {
   lastError.clear();
   agseterr(AGMAX);  // errors go to collectError only
   agseterrf(collectError);
   Agraph_t* g = agmemread(dot.c_str());
   if (!g) throw LayoutError("Graphviz cannot read the graph: " + (lastError.empty() ? std::string("syntax error") : lastError));
-  struct Close {
-    Agraph_t* g;
-    ~Close() { agclose(g); }
-  } close{g};
-  return rebuildDot(g, limits);
+  return g;
+}
+
+struct CloseGraph {
+  Agraph_t* g;
+  ~CloseGraph() { agclose(g); }
+};
+
+// Parses `dot` (after the scan that bounds it) and rebuilds it as safe dot text. Under the lock.
+std::string sanitizeLocked(const std::string& dot, const LayoutLimits& limits) {
+  prescanDot(dot, limits);
+  CloseGraph g{readLocked(dot)};
+  return rebuildDot(g.g, limits);
 }
 
 // Bounds, rebuilds, parses and lays out `dot`; `use` reads the laid-out graph; everything is
@@ -56,12 +64,8 @@ template <class F>
 auto withLayout(const std::string& untrusted, const LayoutLimits& limits, F use) {
   std::lock_guard<std::mutex> lock(graphvizMutex());
   std::string dot = sanitizeLocked(untrusted, limits);
-  lastError.clear();
   GVC_t* gvc = context();
-  Agraph_t* g = agmemread(dot.c_str());
-  if (!g) {
-    throw LayoutError("Graphviz cannot read the graph: " + (lastError.empty() ? std::string("syntax error") : lastError));
-  }
+  Agraph_t* g = readLocked(dot);
   if (gvLayout(gvc, g, "dot") != 0) {
     agclose(g);
     throw LayoutError("Graphviz layout failed: " + lastError);
@@ -172,12 +176,8 @@ void readClusters(Agraph_t* parent, const std::string& parentName, DotGraph& out
 DotGraph parseDot(const std::string& untrusted, const LayoutLimits& limits) {
   std::lock_guard<std::mutex> lock(graphvizMutex());
   std::string dot = sanitizeLocked(untrusted, limits);
-  Agraph_t* g = agmemread(dot.c_str());
-  if (!g) throw LayoutError("Graphviz cannot read the graph: " + (lastError.empty() ? std::string("syntax error") : lastError));
-  struct Close {
-    Agraph_t* g;
-    ~Close() { agclose(g); }
-  } close{g};
+  CloseGraph closer{readLocked(dot)};
+  Agraph_t* g = closer.g;
   DotGraph out;
   out.name = agnameof(g);
   for (Agnode_t* n = agfstnode(g); n; n = agnxtnode(g, n)) {

@@ -8,20 +8,13 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "views/number_item.h"
+
 namespace fusebox {
 
 namespace {
 
 enum Column { kGraph, kFirst, kSecond, kKind, kFused, kScore, kReason, kColumns };
-
-class NumberItem : public QTableWidgetItem {
-public:
-  NumberItem(qint64 v, const QString& text) : QTableWidgetItem(text) {
-    setData(Qt::UserRole, v);
-    setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  }
-  bool operator<(const QTableWidgetItem& other) const override { return data(Qt::UserRole).toLongLong() < other.data(Qt::UserRole).toLongLong(); }
-};
 
 QString bytes(qint64 b) {
   if (b >= (1 << 20)) return QString::number(b / 1048576.0, 'f', 2) + " MB";
@@ -83,7 +76,7 @@ void DecisionView::setDecisions(const std::vector<DecisionRow>& rows) {
     auto* f = new QTableWidgetItem(d.fused ? "fused" : "not fused");
     f->setForeground(d.fused ? QColor("#2e7d32") : QColor("#b23c17"));
     table_->setItem(i, kFused, f);
-    table_->setItem(i, kScore, new NumberItem(d.score, bytes(d.score)));
+    table_->setItem(i, kScore, new NumberItem(static_cast<double>(d.score), bytes(d.score)));
     auto* reason = new QTableWidgetItem(d.reason);
     reason->setToolTip(d.reason);
     table_->setItem(i, kReason, reason);

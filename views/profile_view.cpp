@@ -14,30 +14,13 @@
 #include <cmath>
 
 #include "views/kernel_timeline.h"
+#include "views/number_item.h"
 
 namespace fusebox {
 
 namespace {
 
 enum Column { kKernel, kGraph, kMedian, kSpread, kShare, kBandwidth, kSamples, kColumns };
-
-// Sorts numeric columns by value, not by their text.
-class NumberItem : public QTableWidgetItem {
-public:
-  using QTableWidgetItem::QTableWidgetItem;
-  bool operator<(const QTableWidgetItem& other) const override {
-    QVariant a = data(Qt::UserRole), b = other.data(Qt::UserRole);
-    if (a.isValid() && b.isValid()) return a.toDouble() < b.toDouble();
-    return QTableWidgetItem::operator<(other);
-  }
-};
-
-QTableWidgetItem* sortable(double v, const QString& text) {
-  auto* item = new NumberItem(text);
-  item->setData(Qt::UserRole, v);
-  item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  return item;
-}
 
 // A round axis maximum: 0.052 -> 0.06, 679 -> 700.
 double niceCeil(double v) {
@@ -126,12 +109,12 @@ void ProfileView::setProfile(const std::vector<KernelTiming>& kernels, const std
                          .arg(k.samples));
     table_->setItem(r, kKernel, name);
     table_->setItem(r, kGraph, new QTableWidgetItem(QString::fromStdString(k.graph)));
-    table_->setItem(r, kMedian, sortable(k.medianMs, QString::number(k.medianMs, 'f', 4)));
-    table_->setItem(r, kSpread, sortable(k.p90Ms - k.p10Ms, QString("%1-%2").arg(k.p10Ms, 0, 'f', 4).arg(k.p90Ms, 0, 'f', 4)));
+    table_->setItem(r, kMedian, new NumberItem(k.medianMs, QString::number(k.medianMs, 'f', 4)));
+    table_->setItem(r, kSpread, new NumberItem(k.p90Ms - k.p10Ms, QString("%1-%2").arg(k.p10Ms, 0, 'f', 4).arg(k.p90Ms, 0, 'f', 4)));
     double share = total > 0 ? k.medianMs / total : 0;
-    table_->setItem(r, kShare, sortable(share, QString("%1 %2%").arg(QString(static_cast<int>(std::round(share * 20)), QChar(0x2588))).arg(share * 100, 0, 'f', 1)));
-    table_->setItem(r, kBandwidth, sortable(k.gbPerSec(), QString::number(k.gbPerSec(), 'f', 1)));
-    table_->setItem(r, kSamples, sortable(k.samples, QString::number(k.samples)));
+    table_->setItem(r, kShare, new NumberItem(share, QString("%1 %2%").arg(QString(static_cast<int>(std::round(share * 20)), QChar(0x2588))).arg(share * 100, 0, 'f', 1)));
+    table_->setItem(r, kBandwidth, new NumberItem(k.gbPerSec(), QString::number(k.gbPerSec(), 'f', 1)));
+    table_->setItem(r, kSamples, new NumberItem(k.samples, QString::number(k.samples)));
   }
   table_->setSortingEnabled(true);
   table_->sortItems(kMedian, Qt::DescendingOrder);  // the kernels that take the time first

@@ -587,18 +587,23 @@ void MainWindow::refreshPipelineBar() {
   runButton_->setEnabled(!busy_ && all && !running() && !viewingStored_);
 }
 
+int MainWindow::lightOrigins(const std::set<int64_t>& traced, QString* countsPerPane) {
+  QStringList counts;
+  for (GraphPane* p : panes_) counts << QString::number(p->highlightOrigins(traced));
+  if (countsPerPane) *countsPerPane = counts.join(" / ");
+  return code_->highlightOrigins(traced);
+}
+
 void MainWindow::selectNode(int pane, const QString& node) {
   std::vector<int64_t> o = panes_.at(pane)->view()->originsOf(node.toStdString());
   std::set<int64_t> traced(o.begin(), o.end());
-  for (GraphPane* p : panes_) p->highlightOrigins(traced);
-  int lines = code_->highlightOrigins(traced);
-  QStringList counts;
-  for (GraphPane* p : panes_) counts << QString::number(p->view()->highlightedCount());
+  QString counts;
+  int lines = lightOrigins(traced, &counts);
   QString label = panes_.at(pane)->view()->labelOf(node.toStdString()).section('\n', 0, 0);
   statusBar()->showMessage(QString("%1: %2 traced origin(s); related items per pane %3; %4 code line(s)")
                                .arg(label.isEmpty() ? node : label)
                                .arg(traced.size())
-                               .arg(counts.join(" / "))
+                               .arg(counts)
                                .arg(lines));
   QStringList lines2 = panes_.at(pane)->describe(node.toStdString());
   QString html;
@@ -626,14 +631,12 @@ bool MainWindow::openScope(const std::string& scope) {
 void MainWindow::selectKernel(const QString& graph, const QString& kernel) {
   std::vector<int64_t> o = code_->originsOfKernel(graph, kernel);
   std::set<int64_t> traced(o.begin(), o.end());
-  for (GraphPane* p : panes_) p->highlightOrigins(traced);
-  int lines = code_->highlightOrigins(traced);
-  QStringList counts;
-  for (GraphPane* p : panes_) counts << QString::number(p->view()->highlightedCount());
+  QString counts;
+  int lines = lightOrigins(traced, &counts);
   statusBar()->showMessage(QString("%1 %2: computes %3 traced node(s); related items per pane %4; %5 code line(s)")
                                .arg(graph, kernel)
                                .arg(traced.size())
-                               .arg(counts.join(" / "))
+                               .arg(counts)
                                .arg(lines));
 }
 
@@ -663,9 +666,8 @@ void MainWindow::selectDecision(const QString& graph, int first, int second) {
   for (const std::string& n : nodes)
     for (int64_t o : fused->nodeOrigins(graph, n)) traced.insert(o);
   fused->showGraphNamed(graph);
-  for (GraphPane* p : panes_) p->highlightOrigins(traced);
+  lightOrigins(traced);
   fused->revealAll(nodes);
-  code_->highlightOrigins(traced);
   statusBar()->showMessage(QString("%1: l%2 (%3) and l%4 (%5); %6 traced origin(s) lit in every pane")
                                .arg(graph)
                                .arg(first)

@@ -126,8 +126,7 @@ std::string printJson(const Graph& g) {
   return w.str();
 }
 
-// Graphviz double-quoted string with escapes; "\n" in `s` becomes a centered line break.
-static std::string dotQuote(const std::string& s) {
+std::string dotQuote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';

@@ -20,5 +20,8 @@ struct DotOptions {
   bool clusterScopes = true;  // draw each top-level module scope as a cluster
 };
 std::string printDot(const Graph& g, const DotOptions& options = {});
+// A Graphviz double-quoted string: '"' and '\\' escaped, "\n" in `s` a centered line break. Every
+// printer of dot text (IR graphs, schedules, folded views) quotes with it.
+std::string dotQuote(const std::string& s);
 
 }  // namespace fusebox

@@ -3,18 +3,11 @@
 #include <map>
 #include <sstream>
 
+#include "core/ir/printers.h"
+
 namespace fusebox {
 
 namespace {
-
-std::string quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c == '\n' ? std::string("\\n") : std::string(1, c);
-  }
-  return out + "\"";
-}
 
 std::string sizes(const LoopNode& n) {
   std::string s;
@@ -40,12 +33,12 @@ const char* fill(const LoopNode& n) {
 
 std::string printScheduleDot(const LoopProgram& p, const Schedule& s) {
   std::ostringstream os;
-  os << "digraph " << quote(p.name) << " {\n  rankdir=TB;\n  compound=true;\n"
+  os << "digraph " << dotQuote(p.name) << " {\n  rankdir=TB;\n  compound=true;\n"
      << "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n"
      << "  edge [color=\"#555555\", arrowsize=0.6];\n";
-  for (const std::string& in : p.inputs) os << "  " << quote("buf_" + in) << " [shape=ellipse, fillcolor=\"#f2efe6\", label=" << quote(in) << "];\n";
+  for (const std::string& in : p.inputs) os << "  " << dotQuote("buf_" + in) << " [shape=ellipse, fillcolor=\"#f2efe6\", label=" << dotQuote(in) << "];\n";
   for (const Kernel& k : s.kernels) {
-    os << "  subgraph " << quote("cluster_" + k.name) << " {\n    label=" << quote(k.name + " (" + std::to_string(k.items.size()) + " node" + (k.items.size() == 1 ? "" : "s") + ")")
+    os << "  subgraph " << dotQuote("cluster_" + k.name) << " {\n    label=" << dotQuote(k.name + " (" + std::to_string(k.items.size()) + " node" + (k.items.size() == 1 ? "" : "s") + ")")
        << "; style=\"rounded\"; color=\"" << (k.isExtern ? "#b07a2a" : "#3a6ea5") << "\"; fontname=\"Helvetica\"; fontsize=10;\n";
     for (const KernelItem& it : k.items) {
       const LoopNode& n = p.nodes[it.node];
@@ -56,7 +49,7 @@ std::string printScheduleDot(const LoopProgram& p, const Schedule& s) {
       std::string prims;
       for (const std::string& pr : n.prims) prims += (prims.empty() ? "" : ", ") + pr;
       std::string tip = n.str() + (prims.empty() ? "" : "\nprims: " + prims) + (n.scope.empty() ? "" : "\nscope: " + n.scope);
-      os << "    l" << n.id << " [label=" << quote(label) << ", tooltip=" << quote(tip) << ", fillcolor=\"" << fill(n) << "\"];\n";
+      os << "    l" << n.id << " [label=" << dotQuote(label) << ", tooltip=" << dotQuote(tip) << ", fillcolor=\"" << fill(n) << "\"];\n";
     }
     os << "  }\n";
   }
@@ -65,12 +58,12 @@ std::string printScheduleDot(const LoopProgram& p, const Schedule& s) {
   for (const LoopNode& n : p.nodes)
     for (const std::string& b : n.reads()) {
       auto it = producer.find(b);
-      os << "  " << (it != producer.end() ? "l" + std::to_string(it->second) : quote("buf_" + b)) << " -> l" << n.id << ";\n";
+      os << "  " << (it != producer.end() ? "l" + std::to_string(it->second) : dotQuote("buf_" + b)) << " -> l" << n.id << ";\n";
     }
   for (size_t i = 0; i < p.outputs.size(); ++i) {
     auto it = producer.find(p.outputs[i]);
-    os << "  out" << i << " [shape=plaintext, style=\"\", label=" << quote("output " + std::to_string(i)) << "];\n  "
-       << (it != producer.end() ? "l" + std::to_string(it->second) : quote("buf_" + p.outputs[i])) << " -> out" << i << ";\n";
+    os << "  out" << i << " [shape=plaintext, style=\"\", label=" << dotQuote("output " + std::to_string(i)) << "];\n  "
+       << (it != producer.end() ? "l" + std::to_string(it->second) : dotQuote("buf_" + p.outputs[i])) << " -> out" << i << ";\n";
   }
   os << "}\n";
   return os.str();
