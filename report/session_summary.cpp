@@ -4,6 +4,8 @@
 #include <set>
 #include <tuple>
 
+#include "core/ir/graph.h"
+
 namespace fusebox {
 
 namespace {
@@ -52,7 +54,10 @@ std::vector<KernelTiming> latestRunTimings(const SessionStore& store, int64_t se
     std::sort(v.begin(), v.end());
     return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
   };
+  std::map<std::pair<std::string, std::string>, std::vector<StoredKernelOp>> ops;
+  for (StoredKernel& k : store.kernels(session)) ops[{k.graph, k.name}] = std::move(k.ops);
   for (KernelTiming& k : out) {
+    if (auto o = ops.find({k.graph, k.kernel}); o != ops.end()) k.ops = o->second;
     const std::vector<double>& t = times[{k.graph, k.kernel}];
     if (t.empty()) continue;  // seen only while warming up
     k.medianMs = median(t);
@@ -63,6 +68,18 @@ std::vector<KernelTiming> latestRunTimings(const SessionStore& store, int64_t se
     k.samples = static_cast<int>(t.size());
   }
   return out;
+}
+
+size_t recomputedCount(const std::vector<StoredKernelOp>& ops) {
+  return static_cast<size_t>(std::count_if(ops.begin(), ops.end(), [](const StoredKernelOp& o) { return o.recomputed; }));
+}
+
+std::string opListText(const std::vector<StoredKernelOp>& ops) {
+  std::string s;
+  for (const StoredKernelOp& o : ops) s += (s.empty() ? "" : " ") + primBaseName(o.op) + (o.recomputed ? "*" : "");
+  if (size_t r = recomputedCount(ops))
+    s += " (" + std::to_string(r) + " of " + std::to_string(ops.size()) + " recomputed in the backward)";
+  return s;
 }
 
 std::vector<double> iterationTotals(const SessionStore& store, int64_t session) {

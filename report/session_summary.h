@@ -18,6 +18,7 @@ struct KernelTiming {
   double p10Ms = 0, p90Ms = 0, maxMs = 0;  // the spread over iterations
   int samples = 0;
   int64_t bytes = 0;
+  std::vector<StoredKernelOp> ops;  // what it runs, in order (from the schedule's record)
   double gbPerSec() const { return medianMs > 0 ? bytes / (medianMs * 1e6) : 0; }
 };
 
@@ -27,6 +28,10 @@ int warmupIterations(size_t iterations);
 // Per kernel of the session's latest run, in launch order, its warm-up iterations left out;
 // empty when it was never run.
 std::vector<KernelTiming> latestRunTimings(const SessionStore& store, int64_t session);
+// A kernel's ops in execution order as one line, recomputed ones starred:
+// "sub* mul sum (1 of 3 recomputed in the backward)".
+std::string opListText(const std::vector<StoredKernelOp>& ops);
+size_t recomputedCount(const std::vector<StoredKernelOp>& ops);
 // Sum of the kernels' time per iteration of the latest run (the timeline).
 std::vector<double> iterationTotals(const SessionStore& store, int64_t session);
 

@@ -52,6 +52,7 @@ StageView stageView(Stage s, const StageRecord& r) {
       }
       for (const StoredSchedule& sc : r.schedules) v.peakBytes += sc.peakBytes;
       v.decisions = r.decisions;
+      v.kernels = r.kernels;
       break;
     case StageOutput::Code:
       for (const StoredSource& src : r.sources) {

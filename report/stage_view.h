@@ -40,7 +40,8 @@ struct StageView {
   std::vector<CodeViewData> code;
   std::string text;       // loop programs, or the schedules with their decisions
   int64_t peakBytes = 0;  // schedule: the memory plans' peak, summed over the graphs
-  std::vector<StoredDecision> decisions;  // schedule: every fusion decision with its reason and score
+  std::vector<StoredDecision> decisions;
+  std::vector<StoredKernel> kernels;      // schedule: every kernel with its ordered ops  // schedule: every fusion decision with its reason and score
   bool operator==(const StageView&) const = default;
 };
 

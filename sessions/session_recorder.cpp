@@ -47,7 +47,7 @@ void addSchedule(StageRecord& r, const std::string& stage, const std::string& g,
       const LoopNode& n = lp.nodes[it.node];
       sk.nodes.push_back(it.node);
       for (NodeId t : n.provenance) sk.provenance.push_back(t);
-      for (const std::string& op : n.prims) sk.ops.push_back({it.node, op});
+      for (const PrimUse& op : n.prims) sk.ops.push_back({it.node, op.op, op.recomputed});
       if (n.prims.empty() && n.kind == LoopNode::Kind::Extern) sk.ops.push_back({it.node, externPrim(n.externOp).qualifiedName()});
     }
     std::sort(sk.provenance.begin(), sk.provenance.end());  // nodes of one kernel share origins: list each once

@@ -111,6 +111,10 @@ const std::vector<const char*>& sessionMigrations() {
       ALTER TABLE session ADD COLUMN notes TEXT NOT NULL DEFAULT '';
       ALTER TABLE session ADD COLUMN tags TEXT NOT NULL DEFAULT '';
       )SQL",
+      // 5: which ops of a kernel the backward computes again (min-cut rematerialization)
+      R"SQL(
+      ALTER TABLE kernel_op ADD COLUMN recomputed INTEGER NOT NULL DEFAULT 0;
+      )SQL",
   };
   return migrations;
 }

@@ -135,9 +135,9 @@ void SessionStore::writeStage(int64_t session, const StageRecord& r) {
     ker.bind(session, k.graph, k.kernelId, k.name, joinInts(k.nodes), joinInts(k.provenance), k.bytes).run();
   Statement src(*db_, "source", "INSERT OR REPLACE INTO source(session_id, graph, kind, body) VALUES (?, ?, ?, ?)");
   for (const StoredSource& s : r.sources) src.bind(session, s.graph, s.kind, s.body).run();
-  Statement op(*db_, "kernel_op", "INSERT INTO kernel_op(session_id, graph, kernel_id, node, op) VALUES (?, ?, ?, ?, ?)");
+  Statement op(*db_, "kernel_op", "INSERT INTO kernel_op(session_id, graph, kernel_id, node, op, recomputed) VALUES (?, ?, ?, ?, ?, ?)");
   for (const StoredKernel& k : r.kernels)
-    for (const StoredKernelOp& o : k.ops) op.bind(session, k.graph, k.kernelId, o.node, o.op).run();
+    for (const StoredKernelOp& o : k.ops) op.bind(session, k.graph, k.kernelId, o.node, o.op, o.recomputed).run();
   Statement node(*db_, "graph_node", "INSERT OR REPLACE INTO graph_node(session_id, stage, graph, node, origins, scope) VALUES (?, ?, ?, ?, ?, ?)");
   for (const StoredNode& n : r.nodes) node.bind(session, n.stage, n.graph, n.node, joinInts(n.origins), n.scope).run();
   Statement span(*db_, "kernel_span",
@@ -246,12 +246,15 @@ std::vector<StoredKernel> SessionStore::kernels(int64_t session) const {
   if (db_->version < 3) return out;  // a file from before kernel op lists, opened read-only
   std::map<std::pair<std::string, int>, size_t> byId;
   for (size_t i = 0; i < out.size(); ++i) byId.emplace(std::make_pair(out[i].graph, out[i].kernelId), i);
-  Statement ops(*db_, "kernel_op", "SELECT rowid, graph, kernel_id, node, op FROM kernel_op WHERE session_id = ? ORDER BY rowid");
+  bool marks = db_->version >= 5;  // older files know no recomputed ops
+  Statement ops(*db_, "kernel_op",
+                marks ? "SELECT rowid, graph, kernel_id, node, op, recomputed FROM kernel_op WHERE session_id = ? ORDER BY rowid"
+                      : "SELECT rowid, graph, kernel_id, node, op FROM kernel_op WHERE session_id = ? ORDER BY rowid");
   ops.bind(session);
   while (ops.step()) {
     auto k = byId.find({ops.text(1, "graph"), ops.i32(2, "kernel_id")});
     if (k == byId.end()) ops.bad("kernel_id", "names no kernel of the session");
-    out[k->second].ops.push_back({ops.i32(3, "node"), ops.text(4, "op")});
+    out[k->second].ops.push_back({ops.i32(3, "node"), ops.text(4, "op"), marks && ops.i64(5, "recomputed", 0) != 0});
   }
   return out;
 }

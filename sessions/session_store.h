@@ -68,6 +68,7 @@ struct StoredDecision {
 struct StoredKernelOp {
   int node = 0;    // the loop-IR node it belongs to
   std::string op;  // "prims.add"
+  bool recomputed = false;  // computed again in the backward (min-cut partitioner; schema 5)
   bool operator==(const StoredKernelOp&) const = default;
 };
 
@@ -79,6 +80,7 @@ struct StoredKernel {
   std::vector<int64_t> provenance;  // traced node ids
   int64_t bytes = 0;
   std::vector<StoredKernelOp> ops;  // in execution order (schema 3; none in older files)
+  bool operator==(const StoredKernel&) const = default;
 };
 
 // A node of a stored graph (schema 3): what the inspector links by and folds by.

@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QColor>
+
 #include "views/kernel_timeline.h"
 #include "views/number_item.h"
 
@@ -20,7 +22,7 @@ namespace fusebox {
 
 namespace {
 
-enum Column { kKernel, kGraph, kMedian, kSpread, kShare, kBandwidth, kSamples, kColumns };
+enum Column { kKernel, kGraph, kMedian, kSpread, kShare, kBandwidth, kOps, kSamples, kColumns };
 
 // A round axis maximum: 0.052 -> 0.06, 679 -> 700.
 double niceCeil(double v) {
@@ -36,7 +38,7 @@ double niceCeil(double v) {
 ProfileView::ProfileView(QWidget* parent)
     : QWidget(parent), summary_(new QLabel), timeline_(new KernelTimeline), table_(new QTableWidget(0, kColumns)), timelineView_(new QChartView) {
   timelineView_->setRenderHint(QPainter::Antialiasing);
-  table_->setHorizontalHeaderLabels({"kernel", "graph", "median ms", "p10-p90 ms", "share of step", "GB/s", "samples"});
+  table_->setHorizontalHeaderLabels({"kernel", "graph", "median ms", "p10-p90 ms", "share of step", "GB/s", "ops (recomputed)", "samples"});
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -114,6 +116,12 @@ void ProfileView::setProfile(const std::vector<KernelTiming>& kernels, const std
     double share = total > 0 ? k.medianMs / total : 0;
     table_->setItem(r, kShare, new NumberItem(share, QString("%1 %2%").arg(QString(static_cast<int>(std::round(share * 20)), QChar(0x2588))).arg(share * 100, 0, 'f', 1)));
     table_->setItem(r, kBandwidth, new NumberItem(k.gbPerSec(), QString::number(k.gbPerSec(), 'f', 1)));
+    size_t recomputed = recomputedCount(k.ops);
+    auto* ops = new NumberItem(static_cast<double>(k.ops.size()), recomputed ? QString("%1 (%2)").arg(k.ops.size()).arg(recomputed)
+                                                                              : QString::number(k.ops.size()));
+    ops->setToolTip(k.ops.empty() ? QString("no op list recorded") : "in order, * recomputed from the forward:\n" + QString::fromStdString(opListText(k.ops)));
+    if (recomputed) ops->setForeground(QColor(0xb2, 0x4a, 0x00));
+    table_->setItem(r, kOps, ops);
     table_->setItem(r, kSamples, new NumberItem(k.samples, QString::number(k.samples)));
   }
   table_->setSortingEnabled(true);

@@ -325,6 +325,7 @@ void MainWindow::reset() {
   scheduleText_->clear();
   decisions_->clear();
   decisionRecord_.clear();
+  kernelRecord_.clear();
   compare_->clear("Compare fusion: run every stage, then pick another session of the same model (another config).");
   profile_->clear("Not run yet: press Run & profile to compile the generated code and profile it (in a separate process).");
   // The resting line of the status bar (messages cover it while shown).
@@ -506,6 +507,7 @@ void MainWindow::onStageDone(const StageResult& r) {
     }
     decisions_->setDecisions(rows);
   }
+  if (!r.kernels.empty()) kernelRecord_ = r.kernels;
   if (r.peakBytes) peakBytes_ = r.peakBytes;
   for (const CodeTab& t : r.code) code_->setCode(t.title, t.language, t.text, t.kernels);
   if (r.last) runningAll_ = false;
@@ -629,6 +631,7 @@ bool MainWindow::openScope(const std::string& scope) {
 }
 
 void MainWindow::selectKernel(const QString& graph, const QString& kernel) {
+  panes_.back()->showGraphNamed(graph);  // the fused pane shows the kernel's graph
   std::vector<int64_t> o = code_->originsOfKernel(graph, kernel);
   std::set<int64_t> traced(o.begin(), o.end());
   QString counts;
@@ -638,6 +641,28 @@ void MainWindow::selectKernel(const QString& graph, const QString& kernel) {
                                .arg(traced.size())
                                .arg(counts)
                                .arg(lines));
+  properties_->setHtml(kernelHtml(graph, kernel));
+}
+
+// A kernel's ordered op list for the Properties dock, recomputed ops marked.
+QString MainWindow::kernelHtml(const QString& graph, const QString& kernel) const {
+  QString html = QString("<div><b>%1</b> of the %2 graph</div>").arg(kernel.toHtmlEscaped(), graph.toHtmlEscaped());
+  for (const StoredKernel& k : kernelRecord_) {
+    if (QString::fromStdString(k.graph) != graph || QString::fromStdString(k.name) != kernel) continue;
+    size_t recomputed = recomputedCount(k.ops);
+    html += QString("<div>%1 loop-IR node(s), %2 op(s) in order%3:</div><ol>")
+                .arg(k.nodes.size())
+                .arg(k.ops.size())
+                .arg(recomputed ? QString(", <span style='color:#b24a00'>%1 recomputed from the forward</span>").arg(recomputed) : QString());
+    for (const StoredKernelOp& o : k.ops) {
+      QString op = QString::fromStdString(primBaseName(o.op)).toHtmlEscaped();
+      html += QString("<li>%1 <span style='color:#888'>l%2</span></li>")
+                  .arg(o.recomputed ? "<span style='color:#b24a00'><b>" + op + "</b> (recomputed)</span>" : op)
+                  .arg(o.node);
+    }
+    return html + "</ol>";
+  }
+  return html + "<div>no op list recorded for it</div>";
 }
 
 QString MainWindow::whyNotFused(const QString& graph, const QString& a, const QString& b) const {

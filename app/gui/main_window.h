@@ -170,6 +170,8 @@ private:
   QPlainTextEdit* scheduleText_ = nullptr;
   DecisionView* decisions_ = nullptr;
   std::vector<StoredDecision> decisionRecord_;
+  std::vector<StoredKernel> kernelRecord_;
+  QString kernelHtml(const QString& graph, const QString& kernel) const;  // the schedule's kernels with their ordered ops
   QTabWidget* tabs_ = nullptr;
   QLabel* hint_ = nullptr;
   QWidget* hintBox_ = nullptr;  // the help banner and its close button

@@ -145,6 +145,7 @@ StageResult PipelineWorker::describe(Stage s) {
   r.text = QString::fromStdString(v.text);
   r.peakBytes = v.peakBytes;
   r.decisions = v.decisions;
+  r.kernels = v.kernels;
   r.prepareMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

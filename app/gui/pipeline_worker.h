@@ -40,6 +40,7 @@ struct StageResult {
   int64_t peakBytes = 0;         // schedule: the memory plan's peak
   double prepareMs = 0;          // reading the record back, folding and laying out its graphs
   std::vector<StoredDecision> decisions;  // schedule: the fusion decisions
+  std::vector<StoredKernel> kernels;      // schedule: the kernels with their ordered ops
 };
 
 class PipelineWorker : public QObject {

@@ -63,7 +63,7 @@ bool recomputable(const Node& n) {
 
 // A graph over a subset of `g`'s nodes (kept in order), with the given inputs and outputs.
 Graph extract(const Graph& g, const std::string& name, const std::vector<std::pair<ValueId, InputRole>>& inputs,
-              const std::vector<bool>& keep, const std::vector<ValueId>& outputs) {
+              const std::vector<bool>& keep, const std::vector<ValueId>& outputs, const std::set<NodeId>& recomputed = {}) {
   Graph out;
   out.name = name;
   std::map<ValueId, ValueId> map;
@@ -83,6 +83,7 @@ Graph extract(const Graph& g, const std::string& name, const std::vector<std::pa
     std::vector<TensorType> types;
     for (ValueId v : n.outputs) types.push_back(g.type(v));
     NodeId id = out.addNode(n.op, ins, n.attrs, types, n.scope, n.loc, n.provenance);
+    if (recomputed.count(n.id)) out.markRecomputed(id);
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       ValueId nv = out.node(id).outputs[k];
       out.nameValue(nv, g.value(n.outputs[k]).name, g.value(n.outputs[k]).named);
@@ -245,7 +246,8 @@ Partition partitionJointGraph(const JointGraph& joint, Partitioner partitioner) 
   std::vector<std::pair<ValueId, InputRole>> bwInputs;
   for (ValueId v : savedList) bwInputs.emplace_back(v, InputRole::Saved);
   for (ValueId t : tangents) bwInputs.emplace_back(t, InputRole::Tangent);
-  part.backward = extract(g, base + ".backward", bwInputs, inBackward, gradOutputs);
+  part.backward = extract(g, base + ".backward", bwInputs, inBackward, gradOutputs,
+                          std::set<NodeId>(part.report.recomputed.begin(), part.report.recomputed.end()));
   verifyGraph(part.forward, torchOpTyper());
   verifyGraph(part.backward, torchOpTyper());
   return part;

@@ -40,6 +40,11 @@ const char* inputRoleName(InputRole r) {
   return "?";
 }
 
+void Graph::markRecomputed(NodeId id) {
+  node(id);  // throws for an unknown id
+  nodes_[nodeIndex_[id]].recomputed = true;
+}
+
 NodeId Graph::addNode(const std::string& op, std::vector<ValueId> inputs, AttrMap attrs,
                       const std::vector<TensorType>& outputTypes, std::string scope, SourceLoc loc,
                       std::vector<NodeId> provenance) {

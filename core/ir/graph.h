@@ -83,6 +83,9 @@ struct Node {
   std::vector<NodeId> provenance;  // sorted, unique traced-node ids
   std::string scope;               // dotted module path, "" at top level
   SourceLoc loc;                   // where in the model source it was written, if known
+  // A forward op that the backward graph computes again instead of loading a saved tensor
+  // (the min-cut partitioner's rematerialization); its decompositions and kernels say so.
+  bool recomputed = false;
 };
 
 class Graph {
@@ -104,6 +107,7 @@ public:
     nodes_ = std::move(kept);
     reindex();
   }
+  void markRecomputed(NodeId id);
   // Replaces every use of `from` (node inputs and graph outputs) by `to`.
   void replaceUses(ValueId from, ValueId to);
   void setOutputs(std::vector<ValueId> outputs) { outputs_ = std::move(outputs); }

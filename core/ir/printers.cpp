@@ -43,6 +43,7 @@ std::string printText(const Graph& g) {
       os << " from";
       for (NodeId p : n.provenance) os << " n" << p;
     }
+    if (n.recomputed) os << " recomputed";
     if (!n.scope.empty()) os << " " << n.scope;
     if (n.loc.valid()) os << " @" << n.loc.str();
     os << "\n";
@@ -117,6 +118,7 @@ std::string printJson(const Graph& g) {
     w.endObject().key("provenance").beginArray();
     for (NodeId p : n.provenance) w.value(int64_t{p});
     w.endArray().key("scope").value(n.scope);
+    if (n.recomputed) w.key("recomputed").value(true);
     if (n.loc.valid()) w.key("loc").value(n.loc.str());
     w.endObject();
   }

@@ -103,6 +103,14 @@ struct LoopVar {
   int64_t size;
 };
 
+// One prim folded into a loop node. Recomputed: it comes from a forward op that the backward
+// computes again instead of loading a saved tensor (Node::recomputed).
+struct PrimUse {
+  std::string op;  // "prims.add"
+  bool recomputed = false;
+  bool operator==(const PrimUse&) const = default;
+};
+
 struct LoopNode {
   enum class Kind { Pointwise, Reduction, Extern };
   int id = 0;               // position in LoopProgram::nodes
@@ -119,7 +127,7 @@ struct LoopNode {
   std::vector<std::vector<int64_t>> externInputSizes;
   AttrMap externAttrs;
   std::vector<NodeId> provenance;   // traced-node ids (from the prim graph)
-  std::vector<std::string> prims;   // the prim ops folded into this node, in order
+  std::vector<PrimUse> prims;       // the prim ops folded into this node, in order
   std::string scope;
 
   std::vector<std::string> reads() const;  // buffers read, without duplicates

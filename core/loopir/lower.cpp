@@ -114,7 +114,7 @@ std::string Lowerer::realizeLowered(Lowered& l, const std::string& scope) {
   node.body = l.loader(indexOf(node.vars));
   node.output = newBuffer(l.dtype, l.sizes);
   node.provenance = l.provenance.ids();
-  node.prims = l.prims.empty() ? std::vector<std::string>{"copy"} : l.prims;
+  node.prims = l.prims.empty() ? std::vector<PrimUse>{{"copy"}} : l.prims;
   node.scope = scope;
   addNode(std::move(node));
   Layout layout = Layout::contiguous(l.sizes);
@@ -202,7 +202,7 @@ Lowered Lowerer::pointwise(const Node& n, Ints sizes, DType t, Loader loader) {
     l.size += x.size;
   }
   l.depth += 1;
-  l.prims.push_back(n.op);
+  l.prims.push_back({n.op, n.recomputed});
   l.opCount += 1;
   return l;
 }
@@ -214,7 +214,7 @@ Lowered Lowerer::viewOf(const Node& n, const Lowered& src, Ints sizes, Loader lo
   l.loader = std::move(loader);
   l.provenance = ProvenanceSet::merge(src.provenance, ProvenanceSet(n.provenance));
   l.prims = src.prims;
-  l.prims.push_back(n.op);
+  l.prims.push_back({n.op, n.recomputed});
   l.opCount = src.opCount;
   l.depth = src.depth + 1;
   l.size = src.size + 1;

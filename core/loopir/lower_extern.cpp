@@ -41,7 +41,7 @@ Lowered lowerExtern(Lowerer& L, const LoweringSite& s, ExternOp op) {
   node.vars = Lowerer::loopVars(s.out, "x");
   node.output = L.newBuffer(s.dtype, s.out);
   node.provenance = n.provenance;
-  node.prims = {n.op};
+  node.prims = {{n.op, n.recomputed}};
   node.scope = n.scope;
   std::string output = node.output;
   L.addNode(std::move(node));

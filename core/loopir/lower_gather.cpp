@@ -105,7 +105,7 @@ Lowered catOf(const Node& n, const std::vector<Lowered>& parts, int64_t d, DType
     l.size += x.size + 4;  // where(lt(index, start), part, rest)
     maxDepth = std::max(maxDepth, x.depth);
   }
-  l.prims.push_back(n.op);
+  l.prims.push_back({n.op, n.recomputed});
   l.opCount += 1;
   l.depth = maxDepth + static_cast<int>(parts.size()) + 2;
   l.loader = [starts, d](const Index& i) {

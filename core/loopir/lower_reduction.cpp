@@ -31,7 +31,7 @@ Lowered lowerReduction(Lowerer& L, const LoweringSite& s, ReduceOp op) {
   node.output = L.newBuffer(s.dtype, s.out);
   node.provenance = ProvenanceSet::merge(ProvenanceSet(n.provenance), src.inlinedProvenance()).ids();
   node.prims = src.prims;
-  node.prims.push_back(n.op);
+  node.prims.push_back({n.op, n.recomputed});
   node.scope = n.scope;
   std::string output = node.output;
   L.addNode(std::move(node));

@@ -30,7 +30,7 @@ struct Lowered {
   Loader loader;
   std::optional<std::pair<std::string, Layout>> view;
   ProvenanceSet provenance;        // traced nodes inlined into this value (not those realized before it)
-  std::vector<std::string> prims;  // prim ops inlined into this value, in order
+  std::vector<PrimUse> prims;  // prim ops inlined into this value, in order
   int opCount = 0;
   // Upper bounds of what `loader` builds: the depth of the LExpr tree (and of the nested loader
   // calls, a view being one), and its size, a subtree inlined at several places counted at each

@@ -8,6 +8,7 @@ void GraphBuilder::setOrigin(std::string scope, std::vector<NodeId> provenance, 
   scope_ = std::move(scope);
   provenance_ = std::move(provenance);
   loc_ = std::move(loc);
+  recomputed_ = false;
 }
 
 ValueId GraphBuilder::emit(const std::string& op, const std::vector<ValueId>& inputs, AttrMap attrs) {
@@ -29,6 +30,7 @@ ValueId GraphBuilder::emit(const std::string& op, const std::vector<ValueId>& in
     }
   }
   NodeId n = g_.addNode(op, inputs, std::move(attrs), outs, scope_, loc_, provenance_);
+  if (recomputed_) g_.markRecomputed(n);
   return g_.node(n).outputs.at(0);
 }
 

@@ -17,7 +17,10 @@ public:
   // Stamped onto every node emitted until the next call. Empty provenance: the node's own id.
   void setOrigin(std::string scope, std::vector<NodeId> provenance = {}, SourceLoc loc = {});
   // Copies scope, provenance and location from an existing node.
-  void setOrigin(const Node& from) { setOrigin(from.scope, from.provenance, from.loc); }
+  void setOrigin(const Node& from) {
+    setOrigin(from.scope, from.provenance, from.loc);
+    recomputed_ = from.recomputed;
+  }
 
   // Infers the output type (throwing ShapeError at the origin's location) and appends the node.
   ValueId emit(const std::string& op, const std::vector<ValueId>& inputs, AttrMap attrs = {});
@@ -34,6 +37,7 @@ private:
   std::string scope_;
   std::vector<NodeId> provenance_;
   SourceLoc loc_;
+  bool recomputed_ = false;
   std::string scalarOp_ = "full";
 };
 

@@ -47,7 +47,7 @@ std::string printScheduleDot(const LoopProgram& p, const Schedule& s) {
                                                                  : std::string("pointwise")) +
                           "\n" + n.output + " [" + sizes(n) + "]";
       std::string prims;
-      for (const std::string& pr : n.prims) prims += (prims.empty() ? "" : ", ") + pr;
+      for (const PrimUse& pr : n.prims) prims += (prims.empty() ? "" : ", ") + pr.op + (pr.recomputed ? " (recomputed)" : "");
       std::string tip = n.str() + (prims.empty() ? "" : "\nprims: " + prims) + (n.scope.empty() ? "" : "\nscope: " + n.scope);
       os << "    l" << n.id << " [label=" << dotQuote(label) << ", tooltip=" << dotQuote(tip) << ", fillcolor=\"" << fill(n) << "\"];\n";
     }

@@ -139,6 +139,21 @@ private slots:
     QTest::mouseClick(tl, Qt::LeftButton, {}, tl->barRect(widest).center());
     QVERIFY(w->pane(3)->view()->highlightedCount() >= 1);
     QVERIFY(kernels->currentRow() >= 0);
+    // which ops each kernel runs and which of them the backward recomputes (min-cut): the ops
+    // column counts them, and selecting the kernel lists them in order in Properties
+    int opsColumn = -1;
+    for (int c = 0; c < kernels->columnCount(); ++c)
+      if (kernels->horizontalHeaderItem(c)->text().startsWith("ops")) opsColumn = c;
+    QVERIFY(opsColumn >= 0);
+    int recomputedRow = -1;
+    for (int r = 0; r < kernels->rowCount() && recomputedRow < 0; ++r)
+      if (kernels->item(r, opsColumn)->text().contains('(')) recomputedRow = r;
+    QVERIFY2(recomputedRow >= 0, "min-cut recomputes ops of mlp's backward; no kernel says so");
+    QCOMPARE(kernels->item(recomputedRow, 1)->text(), QString("backward"));
+    QVERIFY(kernels->item(recomputedRow, opsColumn)->toolTip().contains("*"));
+    QTest::mouseClick(kernels->viewport(), Qt::LeftButton, {}, kernels->visualItemRect(kernels->item(recomputedRow, 0)).center());
+    QVERIFY2(w->propertiesText().contains("(recomputed)"), qPrintable(w->propertiesText()));
+    QVERIFY(w->propertiesText().contains("recomputed from the forward"));
     shot(w.get(), "03_profile");
 
     // A second config of the same model, then the fusion comparison of the two sessions.

@@ -103,7 +103,7 @@ TEST(BoundedLowering, ManyInputConcatIsATreeOfSmallConcats) {
   LoopProgram p = lowerChecked(test::concatSource(300));
   int cats = 0;
   for (const LoopNode& n : p.nodes) {
-    if (std::find(n.prims.begin(), n.prims.end(), "prims.cat") == n.prims.end()) continue;
+    if (std::find(n.prims.begin(), n.prims.end(), PrimUse{"prims.cat"}) == n.prims.end()) continue;
     ++cats;
     std::vector<std::pair<std::string, IndexExpr>> loads;
     n.body->collectLoads(loads);

@@ -79,11 +79,11 @@ model v(x: f32[4, 6]) {
   ASSERT_EQ(loads.size(), 1u);
   EXPECT_EQ(loads[0].second.str(), "12*x0 + x1 + 6*x2");  // x[x0, x2, x1] of a [2, 2, 6] view
   // The ordered op list of the node: every prim folded in, producers before consumers.
-  auto pos = [&](const char* op) { return std::find(n.prims.begin(), n.prims.end(), op) - n.prims.begin(); };
+  auto pos = [&](const char* op) { return std::find(n.prims.begin(), n.prims.end(), PrimUse{op}) - n.prims.begin(); };
   EXPECT_LT(pos("prims.reshape"), pos("prims.permute"));
   EXPECT_LT(pos("prims.permute"), pos("prims.exp"));
   EXPECT_LT(pos("prims.exp"), pos("prims.mul"));
-  EXPECT_EQ(n.prims.back(), "prims.add");
+  EXPECT_EQ(n.prims.back().op, "prims.add");
 }
 
 TEST(Lowering, RejectsSymbolicShapes) {

@@ -203,3 +203,41 @@ TEST(Pipeline, ReconfigureRerunsFromTheFirstAffectedStage) {
   EXPECT_THROW(p.reconfigure(bad), Error);
   EXPECT_FALSE(p.nextStage()) << "nothing forgotten";
 }
+
+// Min-cut rematerialization is visible at every stage after the partition: the backward nodes
+// the report lists as recomputed are marked, their prims and loop-IR ops are, and the generated
+// code's op list stars them. The default partitioner recomputes nothing and marks nothing.
+TEST(Pipeline, RecomputedOpsAreMarkedFromPartitionToCode) {
+  for (Partitioner part : {Partitioner::MinCut, Partitioner::Default}) {
+    PipelineConfig cfg;
+    cfg.train = true;
+    cfg.partitioner = part;
+    cfg.trace.dims = {{"N", 4}};
+    Pipeline p(loadModel("mlp_gelu_ln"), cfg);
+    p.runAll();
+    const PartitionReport& report = p.partition().report;
+    auto marked = [](const Graph& g) {
+      size_t n = 0;
+      for (const Node& node : g.nodes()) n += node.recomputed;
+      return n;
+    };
+    EXPECT_EQ(marked(p.partition().forward), 0u);
+    EXPECT_EQ(marked(p.partition().backward), report.recomputedOps);
+    size_t loopMarks = 0;
+    for (const LoopNode& n : p.loops().at(1).nodes)
+      for (const PrimUse& u : n.prims) loopMarks += u.recomputed;
+    for (const LoopNode& n : p.loops().at(0).nodes)
+      for (const PrimUse& u : n.prims) EXPECT_FALSE(u.recomputed) << "the forward recomputes nothing";
+    const std::string& backwardCode = p.modules("cpu").at(1).source;
+    if (part == Partitioner::MinCut) {
+      EXPECT_GT(report.recomputedOps, 0u);
+      EXPECT_GT(marked(p.prims().at(1)), 0u);
+      EXPECT_GT(loopMarks, 0u);
+      EXPECT_NE(backwardCode.find("(* recomputed from the forward)"), std::string::npos);
+    } else {
+      EXPECT_EQ(report.recomputedOps, 0u);
+      EXPECT_EQ(loopMarks, 0u);
+      EXPECT_EQ(backwardCode.find("recomputed"), std::string::npos);
+    }
+  }
+}

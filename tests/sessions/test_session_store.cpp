@@ -250,7 +250,7 @@ TEST(SessionStore, MigratesAVersion1File) {
   EXPECT_FALSE(s.cachedLayout("x"));
   s.cacheLayout("x", "layout text");
   EXPECT_EQ(s.cachedLayout("x").value_or(""), "layout text");
-  EXPECT_EQ(SessionStore::schemaVersion(), 4);
+  EXPECT_EQ(SessionStore::schemaVersion(), 5);
 }
 
 // The session browser's writes: a name, notes and tags kept as written (bounded), statistics from

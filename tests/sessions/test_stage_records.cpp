@@ -83,7 +83,7 @@ TEST(StageRecords, AVersion2FileOpensReadOnlyAndMigratesForWriting) {
     EXPECT_TRUE(code.code[0].kernels.empty());
   }
   SessionStore s = SessionStore::open(t.path, false);  // migrated to the current schema
-  EXPECT_EQ(SessionStore::schemaVersion(), 4);
+  EXPECT_EQ(SessionStore::schemaVersion(), 5);
   EXPECT_EQ(s.session(1).model, "mlp");
   EXPECT_EQ(s.session(1).notes, "");
   s.annotateSession(1, "baseline", "first try", "cpu,baseline");
@@ -91,7 +91,7 @@ TEST(StageRecords, AVersion2FileOpensReadOnlyAndMigratesForWriting) {
   EXPECT_EQ(s.stageRecord(1, "trace").artifacts.at(0).ms, 1.5);
   StageRecord r;
   r.nodes = {{"trace", "traced", "n0", {0}, "block.fc"}};
-  r.kernels = {{"inference", 1, "kernel1", {1, 2}, {0}, 32, {{1, "prims.mul"}, {2, "prims.add"}}}};
+  r.kernels = {{"inference", 1, "kernel1", {1, 2}, {0}, 32, {{1, "prims.mul", true}, {2, "prims.add"}}}};
   r.spans = {{"inference", "cpp", 1, "kernel1", 3, 9, {0}}};
   r.schedules = {{"inference", "mlp.prims", 4096}};
   s.writeStage(1, r);

@@ -89,9 +89,13 @@ private:
     os << "\n// " << k.name << ": grid " << M << " x " << K << ", " << k.items.size() << " node(s)\n";
     for (const KernelItem& it : k.items) os << "//   " << origin(p_.nodes[it.node]) << (it.row ? " (per row)" : "") << "\n";
     os << "//   ops:";
+    bool anyRecomputed = false;
     for (const KernelItem& it : k.items)
-      for (const std::string& pr : p_.nodes[it.node].prims) os << " " << commentText(primBaseName(pr));
-    os << "\n";
+      for (const PrimUse& pr : p_.nodes[it.node].prims) {
+        os << " " << commentText(primBaseName(pr.op)) << (pr.recomputed ? "*" : "");
+        anyRecomputed = anyRecomputed || pr.recomputed;
+      }
+    os << (anyRecomputed ? "  (* recomputed from the forward)\n" : "\n");
     os << "extern \"C\" void " << k.name << "(fb_i64 m_begin, fb_i64 m_end, void* data) {\n";
     os << "  void* const* bufs = (void* const*)data;\n" << pointerDecls(k);
     // Column reductions (the reduced dim is the outer one in memory, e.g. a bias gradient summed
