@@ -186,12 +186,20 @@ std::string htmlReport(const SessionStore& store, int64_t session, const ReportO
   }
   for (const StageArtifact& a : artifacts)
     if (a.stage == "partition" && a.graph == "report") os << "<h3>partition</h3><pre>" << esc(a.body) << "</pre>";
+  std::string sides;  // both partitioners side by side (sessions since schema 5)
+  for (const StageArtifact& a : artifacts) {
+    if (a.stage != "partition" || a.format != "text") continue;
+    if (a.graph == "partitioners") os << "<h3>default vs min-cut</h3><p>" << esc(a.body) << "</p>";
+    if (a.graph.rfind("partitioner ", 0) == 0) sides += "<td style='vertical-align:top'><pre>" + esc(a.body) + "</pre></td>";
+  }
+  if (!sides.empty()) os << "<table><tr>" << sides << "</tr></table>";
   os << "<h2>Fusion decisions</h2>" << decisionsTable(store.decisions(session));
-  os << "<h2>Kernels</h2><table><tr><th>graph</th><th>kernel</th><th>loop-IR nodes</th><th class=num>bytes</th></tr>";
+  os << "<h2>Kernels</h2><table><tr><th>graph</th><th>kernel</th><th>loop-IR nodes</th><th class=num>bytes</th><th>ops in order (* recomputed)</th></tr>";
   for (const StoredKernel& k : store.kernels(session)) {
     std::string nodes;
     for (int n : k.nodes) nodes += (nodes.empty() ? "n" : " n") + std::to_string(n);
-    os << "<tr><td>" << esc(k.graph) << "</td><td>" << esc(k.name) << "</td><td>" << nodes << "</td><td class=num>" << k.bytes << "</td></tr>";
+    os << "<tr><td>" << esc(k.graph) << "</td><td>" << esc(k.name) << "</td><td>" << nodes << "</td><td class=num>" << k.bytes << "</td><td>"
+       << esc(opListText(k.ops)) << "</td></tr>";
   }
   os << "</table><h2>Generated code</h2>";
   int leftOut = 0;

@@ -37,7 +37,14 @@ StageView stageView(Stage s, const StageRecord& r) {
   v.pane = d.pane;
   if (!r.artifacts.empty()) v.ms = r.artifacts.front().ms;  // every artifact of a stage has its time
   switch (d.output) {
-    case StageOutput::Graphs: v.graphs = graphsOf(r, false); break;
+    case StageOutput::Graphs:
+      v.graphs = graphsOf(r, false);
+      for (const StageArtifact& a : r.artifacts) {  // a partition's side-by-side (files from before it have none)
+        if (a.format != "text") continue;
+        if (a.graph == "partitioners") v.partitionVerdict = a.body;
+        if (a.graph.rfind("partitioner ", 0) == 0) v.partitioners.emplace_back(a.graph.substr(12), a.body);
+      }
+      break;
     case StageOutput::LoopPrograms:
       for (const StageArtifact& a : r.artifacts) v.text += a.body;
       break;

@@ -40,8 +40,10 @@ struct StageView {
   std::vector<CodeViewData> code;
   std::string text;       // loop programs, or the schedules with their decisions
   int64_t peakBytes = 0;  // schedule: the memory plans' peak, summed over the graphs
-  std::vector<StoredDecision> decisions;
-  std::vector<StoredKernel> kernels;      // schedule: every kernel with its ordered ops  // schedule: every fusion decision with its reason and score
+  std::vector<StoredDecision> decisions;  // schedule: every fusion decision with its reason and score
+  std::vector<StoredKernel> kernels;      // schedule: every kernel with its ordered ops
+  std::string partitionVerdict;           // partition: the two partitioners compared in one line
+  std::vector<std::pair<std::string, std::string>> partitioners;  // partition: title -> what it saves and recomputes
   bool operator==(const StageView&) const = default;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/autograd/partition_comparison.h"
 #include "core/backend/backend.h"
 #include "core/ir/printers.h"
 #include "core/ops/extern_prims.h"
@@ -77,7 +78,14 @@ StageRecord stageRecord(const Pipeline& p, Stage s) {
   switch (d.output) {
     case StageOutput::Graphs:
       for (const NamedGraph& g : p.stageGraphs(s)) addGraph(r, stage, g.name, *g.graph, s == Stage::Trace, ms);
-      if (s == Stage::Partition) r.artifacts.push_back({stage, "report", "text", p.partition().report.str(), ms});
+      if (s == Stage::Partition) {
+        r.artifacts.push_back({stage, "report", "text", p.partition().report.str(), ms});
+        // Both partitioners side by side, whichever this config uses.
+        std::vector<PartitionerSide> sides = comparePartitioners(p.joint());
+        r.artifacts.push_back({stage, "partitioners", "text", partitionerVerdict(sides[0].report, sides[1].report), ms});
+        for (const PartitionerSide& side : sides)
+          r.artifacts.push_back({stage, std::string("partitioner ") + partitionerName(side.report.partitioner), "text", side.text, ms});
+      }
       break;
     case StageOutput::LoopPrograms:
       for (size_t i = 0; i < p.loops().size(); ++i) r.artifacts.push_back({stage, p.graphName(i), "text", p.loops()[i].str(), ms});

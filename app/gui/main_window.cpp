@@ -37,6 +37,7 @@
 #include "views/compare_view.h"
 #include "views/decision_view.h"
 #include "views/graph_pane.h"
+#include "views/partition_view.h"
 #include "views/pdf_report.h"
 #include "views/profile_view.h"
 #include "views/session_browser.h"
@@ -267,6 +268,8 @@ void MainWindow::buildUi() {
   scheduleSplit->setStretchFactor(1, 2);
   tabs_->addTab(scheduleSplit, "Schedule && decisions");
   connect(decisions_, &DecisionView::pairClicked, this, &MainWindow::selectDecision);
+  partitions_ = new PartitionView;
+  tabs_->addTab(partitions_, "Partitions");
   tabs_->addTab(compare_, "Compare fusion");
   vsplit->addWidget(tabs_);
   vsplit->setStretchFactor(0, 3);
@@ -324,6 +327,7 @@ void MainWindow::reset() {
   properties_->clear();
   scheduleText_->clear();
   decisions_->clear();
+  partitions_->clear(train_->isChecked() ? "The partition stage has not run yet." : "Inference has no backward to partition: tick train to compare the partitioners.");
   decisionRecord_.clear();
   kernelRecord_.clear();
   compare_->clear("Compare fusion: run every stage, then pick another session of the same model (another config).");
@@ -508,6 +512,7 @@ void MainWindow::onStageDone(const StageResult& r) {
     decisions_->setDecisions(rows);
   }
   if (!r.kernels.empty()) kernelRecord_ = r.kernels;
+  if (r.stage == "partition") partitions_->setPartitions(r.partitionVerdict, r.partitioners, partitioner_->currentText());
   if (r.peakBytes) peakBytes_ = r.peakBytes;
   for (const CodeTab& t : r.code) code_->setCode(t.title, t.language, t.text, t.kernels);
   if (r.last) runningAll_ = false;

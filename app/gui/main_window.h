@@ -31,6 +31,7 @@ namespace fusebox {
 class CodeView;
 class CompareView;
 class DecisionView;
+class PartitionView;
 class GraphPane;
 class ProfileView;
 class SessionBrowser;
@@ -64,6 +65,7 @@ public:
   // A fusion decision picked: both loop-IR nodes shown in the fused pane, their origins everywhere.
   void selectDecision(const QString& graph, int first, int second);
   DecisionView* decisionView() const { return decisions_; }
+  PartitionView* partitionView() const { return partitions_; }
   // Why loop-IR nodes `a` and `b` ("l12") of graph `graph` are not in one kernel, answered from the
   // schedule's record: the same kernel, the decision taken on the pair with its reason, or why the
   // scheduler never considered the pair.
@@ -169,6 +171,7 @@ private:
   CompareView* compare_ = nullptr;
   QPlainTextEdit* scheduleText_ = nullptr;
   DecisionView* decisions_ = nullptr;
+  PartitionView* partitions_ = nullptr;
   std::vector<StoredDecision> decisionRecord_;
   std::vector<StoredKernel> kernelRecord_;
   QString kernelHtml(const QString& graph, const QString& kernel) const;  // the schedule's kernels with their ordered ops

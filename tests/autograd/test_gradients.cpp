@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/autograd/derivatives.h"
+#include "core/autograd/partition_comparison.h"
 #include "core/frontend/model_loader.h"
 #include "core/ops/registry.h"
 #include "grad_check.h"
@@ -138,4 +139,23 @@ TEST(Partitioner, CrossEntropySavesRowStatisticsNotTheSoftmax) {
   EXPECT_EQ(full, 1);
   EXPECT_LE(part.report.savedBytes, logitsBytes + 8 * 64);
   for (const Node& n : part.backward.nodes()) EXPECT_NE(n.op, "amax") << "the backward must not recompute the row max";
+}
+
+// Both partitioners side by side: default recomputes nothing; min-cut saves no more bytes, and
+// what it recomputes is listed with its op; the verdict compares the two in one line.
+TEST(Partitioner, SideBySideComparesSavedBytesAndRecomputedOps) {
+  Graph g = trace(loadModel("mlp_gelu_ln"), TraceOptions{{{"N", 4}}, false});
+  std::vector<PartitionerSide> sides = comparePartitioners(buildJointGraph(g, {}));
+  ASSERT_EQ(sides.size(), 2u);
+  EXPECT_EQ(sides[0].report.partitioner, Partitioner::Default);
+  EXPECT_EQ(sides[0].report.recomputedOps, 0u);
+  EXPECT_NE(sides[0].text.find("recomputed in the backward (in order):\n  none\n"), std::string::npos) << sides[0].text;
+  EXPECT_LE(sides[1].report.savedBytes, sides[0].report.savedBytes);
+  EXPECT_GT(sides[1].report.recomputedOps, 0u);
+  EXPECT_NE(sides[1].text.find("  gelu  f32[4, "), std::string::npos) << sides[1].text;
+  std::string verdict = partitionerVerdict(sides[0].report, sides[1].report);
+  EXPECT_EQ(verdict.rfind("min-cut saves", 0), 0u) << verdict;
+  EXPECT_NE(verdict.find("by recomputing " + std::to_string(sides[1].report.recomputedOps) + " ops"), std::string::npos) << verdict;
+  PartitionReport same = sides[0].report;
+  EXPECT_EQ(partitionerVerdict(same, same).rfind("min-cut saves as much as default", 0), 0u);
 }

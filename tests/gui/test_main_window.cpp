@@ -25,6 +25,7 @@
 #include "views/kernel_timeline.h"
 #include "views/code_editor.h"
 #include "views/decision_view.h"
+#include "views/partition_view.h"
 #include <QComboBox>
 #include "sessions/session_store.h"
 #include <QTableWidget>
@@ -105,6 +106,14 @@ private slots:
     QVERIFY(cpp);
     QVERIFY(cpp->toPlainText().contains("fusebox_main"));
     QVERIFY(w->codeView()->editor("CUDA backward"));
+    // both partitioners side by side: what each saves, what min-cut recomputes, this session's marked
+    QVERIFY2(w->partitionView()->verdict().startsWith("min-cut saves"), qPrintable(w->partitionView()->verdict()));
+    QVERIFY(w->partitionView()->sideTitle(1).contains("this session's"));
+    QVERIFY(w->partitionView()->sideText(0).contains("saved for the backward"));
+    QVERIFY(w->partitionView()->sideText(0).contains("recomputed in the backward (in order):\n  none"));
+    QVERIFY(!w->partitionView()->sideText(1).contains("recomputed in the backward (in order):\n  none"));
+    w->tabs()->setCurrentWidget(w->partitionView());
+    shot(w.get(), "02b_partitions_side_by_side");
 
     // Linked selection: a traced linear lights up its prims, its fused kernels and its code.
     QString pick;

@@ -79,6 +79,10 @@ TEST(Report, HtmlHasGraphsDecisionsProfileAndCode) {
   EXPECT_NE(html.find("fused: "), std::string::npos) << "the decision log's reasons";
   EXPECT_NE(html.find("forward · cpp"), std::string::npos);
   EXPECT_EQ(html.find("src=\"http"), std::string::npos) << "self-contained";
+  // both partitioners side by side, and each kernel's ops with min-cut's recomputed ones starred
+  EXPECT_NE(html.find("<h3>default vs min-cut</h3><p>min-cut saves"), std::string::npos);
+  EXPECT_NE(html.find("recomputed in the backward (in order):"), std::string::npos);
+  EXPECT_NE(html.find("recomputed in the backward)</td>"), std::string::npos) << "a backward kernel with recomputed ops";
   if (cpuJitAvailable()) {
     std::vector<KernelTiming> ts = latestRunTimings(r.store, r.fused);
     ASSERT_FALSE(ts.empty());
