@@ -47,10 +47,11 @@ const char* kReportHelp =
     "usage: fusebox report SESSION_FILE [--id N] [--compare SESSION_FILE2 [--compare-id M]] -o report.html|report.pdf [--include asm]\n\n"
     "Writes a self-contained HTML report of a recorded session (the file's latest unless --id): stage\n"
     "graphs (Graphviz), fusion decisions, kernels, profile charts and generated code. With --compare, a\n"
-    "fusion comparison of the two sessions instead: nodes grouped differently, decisions that differ,\n"
-    "kernel times side by side. The two sessions may be in one file (--compare FILE --compare-id M).\n"
-    "A .pdf output draws the graphs, then the tables and code (Qt build; comparisons are HTML only);\n"
-    "it leaves the LLVM IR, assembly and PTX listings out unless --include asm.\n"
+    "comparison of the two sessions (one model) instead, matched by traced provenance: traced ops computed\n"
+    "with different ops, decisions that differ, kernels paired by what they compute with their time\n"
+    "change and its noise band. The two sessions may be in one file (--compare FILE --compare-id M).\n"
+    "A .pdf output draws the graphs, then the tables and code (Qt build); it leaves the LLVM IR,\n"
+    "assembly and PTX listings out unless --include asm.\n"
     "Session files are only read (a read-only file or folder is fine); everything taken from them is\n"
     "escaped, and graphs too large to lay out are listed instead of drawn.\n";
 
@@ -137,8 +138,16 @@ int reportCommand(const std::vector<std::string>& argv) {
   int64_t id = pick(store, a.value("--id"));
   if (out->size() > 4 && out->compare(out->size() - 4, 4, ".pdf") == 0) {
 #ifdef FUSEBOX_HAVE_PDF
-    if (a.value("--compare")) throw UsageError("--compare reports are HTML only; use -o FILE.html");
-    writePdfReportHeadless(store, id, *out, includeCompiled);
+    if (auto other = a.value("--compare")) {
+      if (*other == a.positional()[0]) {
+        writePdfComparisonHeadless(store, id, store, pick(store, a.value("--compare-id")), *out);
+      } else {
+        SessionStore second = SessionStore::openReadOnly(*other);
+        writePdfComparisonHeadless(store, id, second, pick(second, a.value("--compare-id")), *out);
+      }
+    } else {
+      writePdfReportHeadless(store, id, *out, includeCompiled);
+    }
     std::printf("wrote %s\n", out->c_str());
     return 0;
 #else

@@ -9,6 +9,7 @@
 #include "report/graph_layout.h"
 #include "report/html_escape.h"
 #include "report/markup_check.h"
+#include "report/session_compare.h"
 #include "report/session_summary.h"
 
 namespace fusebox {
@@ -236,31 +237,56 @@ std::string htmlComparisonReport(const SessionStore& storeA, int64_t a, const Se
   os << "<p class=meta>A: " << esc(c.a.config) << " (" << c.kernelsA << " kernels" << (c.totalMsA > 0 ? ", " + fmt("%.4f ms", c.totalMsA) : "")
      << ")<br>B: " << esc(c.b.config) << " (" << c.kernelsB << " kernels" << (c.totalMsB > 0 ? ", " + fmt("%.4f ms", c.totalMsB) : "") << ")</p>";
   if (c.totalMsA > 0 && c.totalMsB > 0) os << "<p><b>B / A time: " << fmt("%.2fx", c.totalMsB / c.totalMsA) << "</b></p>";
-  os << "<h2>Nodes grouped differently (" << c.regrouped.size() << ")</h2>";
-  os << "<table><tr><th>graph</th><th>node</th><th>A: kernel (with)</th><th>B: kernel (with)</th></tr>";
-  auto mates = [](const std::vector<int>& v) {
-    std::string s;
-    for (int n : v) s += (s.empty() ? "n" : " n") + std::to_string(n);
-    return s.empty() ? std::string("alone") : s;
+  os << "<p class=meta>Matched by traced provenance: a traced op, a decision or a kernel corresponds to the one on the other side "
+        "that computes the same traced ops (loop-IR ids differ between configs).</p>";
+  if (c.totalMsA > 0 && c.totalMsB > 0)
+    os << "<p>Step time: A " << fmt("%.4f ms", c.totalMsA) << ", B " << fmt("%.4f ms", c.totalMsB) << " (noise &plusmn;" << fmt("%.4f ms", c.totalNoiseMs)
+       << ", medians of the per-iteration totals, warm-up left out)</p>";
+  os << "<h2>Traced ops computed with different ops (" << c.regrouped.size() << ")</h2>";
+  os << "<table><tr><th>graph</th><th>traced op</th><th>A: kernels (computed with)</th><th>B: kernels (computed with)</th></tr>";
+  auto with = [](const std::vector<std::string>& kernels, const std::vector<std::string>& mates) {
+    if (kernels.empty()) return std::string("not computed");
+    std::string k, m;
+    for (const std::string& x : kernels) k += (k.empty() ? "" : ", ") + x;
+    for (size_t i = 0; i < mates.size() && i < 6; ++i) m += (m.empty() ? "" : ", ") + mates[i];
+    if (mates.size() > 6) m += ", … " + std::to_string(mates.size()) + " in all";
+    return k + " (" + (m.empty() ? "alone" : m) + ")";
   };
-  for (const NodeGrouping& g : c.regrouped)
-    os << "<tr><td>" << esc(g.graph) << "</td><td>n" << g.node << "</td><td>" << esc(g.kernelA) << " (" << mates(g.matesA) << ")</td><td>"
-       << esc(g.kernelB) << " (" << mates(g.matesB) << ")</td></tr>";
+  for (const TracedRegrouping& g : c.regrouped)
+    os << "<tr><td>" << esc(g.graph) << "</td><td>" << esc(g.label) << "</td><td>" << esc(with(g.kernelsA, g.matesA)) << "</td><td>"
+       << esc(with(g.kernelsB, g.matesB)) << "</td></tr>";
   os << "</table><h2>Decisions that differ (" << c.decisions.size() << ")</h2>";
-  os << "<table><tr><th>graph</th><th>pair</th><th>kind</th><th>A</th><th>B</th></tr>";
+  os << "<table><tr><th>graph</th><th>pair (what it computes)</th><th>kind</th><th>A</th><th>B</th></tr>";
+  auto side = [&](const std::string& nodes, const std::string& reason, bool fused) {
+    return reason.empty() ? std::string("not considered") : esc(nodes) + (fused ? ": fused: " : ": ") + esc(reason);
+  };
   for (const DecisionDiff& d : c.decisions)
-    os << "<tr><td>" << esc(d.graph) << "</td><td>n" << d.first << " + n" << d.second << "</td><td>" << esc(d.kind) << "</td><td>"
-       << (d.reasonA.empty() ? "not considered" : esc(d.reasonA)) << "</td><td>" << (d.reasonB.empty() ? "not considered" : esc(d.reasonB))
-       << "</td></tr>";
+    os << "<tr><td>" << esc(d.graph) << "</td><td>" << esc(d.what) << "</td><td>" << esc(d.kind) << "</td><td>" << side(d.nodesA, d.reasonA, d.fusedA)
+       << "</td><td>" << side(d.nodesB, d.reasonB, d.fusedB) << "</td></tr>";
+  if (!c.kernels.empty()) {
+    os << "</table><h2>Kernel time changes</h2><p class=meta>Kernels paired by the traced ops they compute; a change smaller than the noise "
+          "band (half of both runs' p10-p90 spreads) is noise.</p>";
+    os << "<table><tr><th>graph</th><th>A kernel</th><th>B kernel</th><th class=num>A ms</th><th class=num>B ms</th><th class=num>B - A ms</th>"
+          "<th class=num>noise &plusmn; ms</th><th>verdict</th><th class=num>same ops</th></tr>";
+    for (const KernelDelta& d : c.kernels) {
+      std::string verdict = !d.paired() ? (d.kernelA.empty() ? "only in B" : "only in A") : !d.beyondNoise() ? "within noise" : d.msB > d.msA ? "<b>B slower</b>" : "<b>B faster</b>";
+      os << "<tr><td>" << esc(d.graph) << "</td><td>" << esc(d.kernelA) << "</td><td>" << esc(d.kernelB) << "</td><td class=num>"
+         << (d.kernelA.empty() ? "" : fmt("%.4f", d.msA)) << "</td><td class=num>" << (d.kernelB.empty() ? "" : fmt("%.4f", d.msB)) << "</td><td class=num>"
+         << fmt("%+.4f", d.msB - d.msA) << "</td><td class=num>" << fmt("%.4f", d.noiseMs) << "</td><td>" << verdict << "</td><td class=num>"
+         << (d.paired() ? fmt("%.0f%%", d.overlap * 100) : "") << "</td></tr>";
+    }
+  }
   os << "</table><h2>Kernel times</h2><div class=sides><div><h3>A</h3>" << timingsTable(c.timingsA) << barChart(c.timingsA)
      << "</div><div><h3>B</h3>" << timingsTable(c.timingsB) << barChart(c.timingsB) << "</div></div>";
-  os << "<h2>Fused loop IR</h2><div class=sides><div>";
-  for (const StageArtifact& x : storeA.artifacts(a))
-    if (x.stage == "schedule" && x.format == "dot") os << "<h3>A: " << esc(x.graph) << "</h3>" << svgOf(x.body, options);
-  os << "</div><div>";
-  for (const StageArtifact& x : storeB.artifacts(b))
-    if (x.stage == "schedule" && x.format == "dot") os << "<h3>B: " << esc(x.graph) << "</h3>" << svgOf(x.body, options);
-  os << "</div></div>";
+  if (options.graphs) {
+    os << "<h2>Fused loop IR</h2><div class=sides><div>";
+    for (const StageArtifact& x : storeA.artifacts(a))
+      if (x.stage == "schedule" && x.format == "dot") os << "<h3>A: " << esc(x.graph) << "</h3>" << svgOf(x.body, options);
+    os << "</div><div>";
+    for (const StageArtifact& x : storeB.artifacts(b))
+      if (x.stage == "schedule" && x.format == "dot") os << "<h3>B: " << esc(x.graph) << "</h3>" << svgOf(x.body, options);
+    os << "</div></div>";
+  }
   return page("Fusebox comparison: " + c.a.model, os.str());
 }
 

@@ -1,6 +1,5 @@
 // What reports and views derive from a stored session: each kernel's time over the latest run,
-// and the fusion comparison of two sessions (which loop-IR nodes were grouped differently, the
-// decisions that differ, and the time per kernel on both sides). Pure reads of the store.
+// its ops, the per-iteration totals. Pure reads of the store (report/session_compare compares two).
 #pragma once
 
 #include <map>
@@ -22,6 +21,12 @@ struct KernelTiming {
   double gbPerSec() const { return medianMs > 0 ? bytes / (medianMs * 1e6) : 0; }
 };
 
+// The median and the 10th and 90th percentiles of some timings (zeros when empty).
+struct Spread {
+  double median = 0, p10 = 0, p90 = 0;
+};
+Spread spreadOf(std::vector<double> ms);
+
 // The first iterations of a run that the per-kernel figures leave out (caches and page faults
 // still warming): one when the run has at least three, else none.
 int warmupIterations(size_t iterations);
@@ -34,32 +39,5 @@ std::string opListText(const std::vector<StoredKernelOp>& ops);
 size_t recomputedCount(const std::vector<StoredKernelOp>& ops);
 // Sum of the kernels' time per iteration of the latest run (the timeline).
 std::vector<double> iterationTotals(const SessionStore& store, int64_t session);
-
-struct NodeGrouping {  // one loop-IR node whose kernel-mates differ between the sessions
-  std::string graph;
-  int node = 0;
-  std::string kernelA, kernelB;        // the kernel it is in on each side ("" when absent)
-  std::vector<int> matesA, matesB;     // the other nodes of that kernel
-};
-
-struct DecisionDiff {
-  std::string graph;
-  int first = 0, second = 0;
-  std::string kind;
-  std::string reasonA, reasonB;  // "" when the pair was not considered on that side
-  bool fusedA = false, fusedB = false;
-};
-
-struct FusionComparison {
-  SessionInfo a, b;
-  std::vector<NodeGrouping> regrouped;
-  std::vector<DecisionDiff> decisions;
-  std::vector<KernelTiming> timingsA, timingsB;
-  int kernelsA = 0, kernelsB = 0;
-  double totalMsA = 0, totalMsB = 0;
-};
-
-// Throws SessionError when the sessions are of different models (their node ids do not match).
-FusionComparison compareSessions(const SessionStore& storeA, int64_t a, const SessionStore& storeB, int64_t b);
 
 }  // namespace fusebox

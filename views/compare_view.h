@@ -1,10 +1,11 @@
-// Fusion comparison of two sessions: nodes grouped into kernels differently, the decisions that
-// differ with both reasons, and the kernel times of both sides.
+// Comparison of two sessions of one model, matched by traced provenance: the traced ops computed
+// with different ops, the decisions that differ with both reasons, and the kernels of both runs
+// paired by what they compute, with the time difference and the noise band it is judged against.
 #pragma once
 
 #include <QWidget>
 
-#include "report/session_summary.h"
+#include "report/session_compare.h"
 
 class QComboBox;
 class QLabel;
@@ -23,9 +24,12 @@ public:
   QString summary() const;
   int regroupedRows() const;
   int decisionRows() const;
+  int kernelRows() const;
+  QTableWidget* kernelTable() const;
 
 signals:
   void compareWith(int64_t session);
+  void exportRequested();  // "Export…": the comparison on screen as HTML or PDF
 
 private:
   QComboBox* other_;

@@ -12,8 +12,13 @@
 
 namespace fusebox {
 
-void writePdfReportHeadless(const SessionStore& store, int64_t session, const std::string& path, bool includeCompiled) {
-  if (QGuiApplication::instance()) return writePdfReport(store, session, QString::fromStdString(path));
+namespace {
+
+// Runs `write` inside a Qt application (on the offscreen platform when there is no display) when
+// the program has none: the CLI's `report -o FILE.pdf`.
+template <class Write>
+void withGuiApplication(Write write) {
+  if (QGuiApplication::instance()) return write();
   if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
       qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
     qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -21,15 +26,58 @@ void writePdfReportHeadless(const SessionStore& store, int64_t session, const st
   char name[] = "fusebox";
   char* argv[] = {name, nullptr};
   QGuiApplication app(argc, argv);
-  writePdfReport(store, session, QString::fromStdString(path), includeCompiled);
+  write();
+}
+
+// HTML as text pages (QTextDocument does not draw inline SVG, so charts are dropped). The HTML
+// comes from report/html_report, which escaped everything taken from the session.
+void drawHtmlPages(QPdfWriter& pdf, QPainter& painter, const QRectF& page, QString html, bool newPageFirst) {
+  html.replace("<pre>", "<pre style='white-space: pre-wrap; font-size: 7pt'>");  // long code lines wrap, not cut at the margin
+  html.replace(QRegularExpression("<svg.*?</svg>", QRegularExpression::DotMatchesEverythingOption), "");
+  QTextDocument doc;
+  doc.setHtml(html);
+  doc.setPageSize(page.size());
+  if (newPageFirst) pdf.newPage();
+  for (int p = 0; p < doc.pageCount(); ++p) {
+    if (p) pdf.newPage();
+    painter.save();
+    painter.translate(0, -p * page.height());
+    doc.drawContents(&painter, QRectF(0, p * page.height(), page.width(), page.height()));
+    painter.restore();
+  }
+}
+
+void setUpPdf(QPdfWriter& pdf, const QString& title) {
+  pdf.setPageSize(QPageSize(QPageSize::A4));
+  pdf.setPageOrientation(QPageLayout::Landscape);
+  pdf.setResolution(96);
+  pdf.setTitle(title);
+}
+
+}  // namespace
+
+void writePdfReportHeadless(const SessionStore& store, int64_t session, const std::string& path, bool includeCompiled) {
+  withGuiApplication([&] { writePdfReport(store, session, QString::fromStdString(path), includeCompiled); });
+}
+
+void writePdfComparison(const SessionStore& storeA, int64_t a, const SessionStore& storeB, int64_t b, const QString& path) {
+  QPdfWriter pdf(path);
+  setUpPdf(pdf, "Fusebox comparison");
+  QPainter painter;
+  if (!painter.begin(&pdf)) throw Error("cannot write " + path.toStdString());
+  ReportOptions textOnly;
+  textOnly.graphs = false;
+  drawHtmlPages(pdf, painter, QRectF(0, 0, pdf.width(), pdf.height()), QString::fromStdString(htmlComparisonReport(storeA, a, storeB, b, textOnly)), false);
+  painter.end();
+}
+
+void writePdfComparisonHeadless(const SessionStore& storeA, int64_t a, const SessionStore& storeB, int64_t b, const std::string& path) {
+  withGuiApplication([&] { writePdfComparison(storeA, a, storeB, b, QString::fromStdString(path)); });
 }
 
 void writePdfReport(const SessionStore& store, int64_t session, const QString& path, bool includeCompiled) {
   QPdfWriter pdf(path);
-  pdf.setPageSize(QPageSize(QPageSize::A4));
-  pdf.setPageOrientation(QPageLayout::Landscape);
-  pdf.setResolution(96);
-  pdf.setTitle("Fusebox report");
+  setUpPdf(pdf, "Fusebox report");
   QPainter painter;
   if (!painter.begin(&pdf)) throw Error("cannot write " + path.toStdString());
   const QRectF page(0, 0, pdf.width(), pdf.height());
@@ -64,26 +112,12 @@ void writePdfReport(const SessionStore& store, int64_t session, const QString& p
     s = std::min(s, 1.5);
     svg.render(&painter, QRectF(area.x(), area.y(), size.width() * s, size.height() * s));
   }
-  // Tables and code as text (QTextDocument does not draw inline SVG, so the graphs are dropped).
-  // QTextDocument interprets HTML: everything from the session in it was escaped by htmlReport.
+  // Tables and code as text pages after the graphs.
   ReportOptions textOnly;
   textOnly.graphs = false;
   textOnly.compiledCode = includeCompiled;
   textOnly.ownTargetOnly = !includeCompiled;
-  QString html = QString::fromStdString(htmlReport(store, session, textOnly));
-  html.replace("<pre>", "<pre style='white-space: pre-wrap; font-size: 7pt'>");  // long code lines wrap, not cut at the margin
-  html.replace(QRegularExpression("<svg.*?</svg>", QRegularExpression::DotMatchesEverythingOption), "");  // the profile charts
-  QTextDocument doc;
-  doc.setHtml(html);
-  doc.setPageSize(page.size());
-  if (!first) pdf.newPage();
-  for (int p = 0; p < doc.pageCount(); ++p) {
-    if (p) pdf.newPage();
-    painter.save();
-    painter.translate(0, -p * page.height());
-    doc.drawContents(&painter, QRectF(0, p * page.height(), page.width(), page.height()));
-    painter.restore();
-  }
+  drawHtmlPages(pdf, painter, page, QString::fromStdString(htmlReport(store, session, textOnly)), !first);
   painter.end();
 }
 

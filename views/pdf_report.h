@@ -16,4 +16,9 @@ void writePdfReport(const SessionStore& store, int64_t session, const QString& p
 // QGuiApplication for the call, on the offscreen platform when there is no display.
 void writePdfReportHeadless(const SessionStore& store, int64_t session, const std::string& path, bool includeCompiled = false);
 
+// The comparison of two sessions (report/session_compare) as text pages: traced ops computed with
+// different ops, decisions that differ, kernel time changes with their noise band.
+void writePdfComparison(const SessionStore& storeA, int64_t a, const SessionStore& storeB, int64_t b, const QString& path);
+void writePdfComparisonHeadless(const SessionStore& storeA, int64_t a, const SessionStore& storeB, int64_t b, const std::string& path);
+
 }  // namespace fusebox

@@ -293,6 +293,10 @@ void MainWindow::buildUi() {
   resizeDocks({dock}, {260}, Qt::Horizontal);
   connect(profile_, &ProfileView::kernelClicked, this, &MainWindow::selectKernel);
   connect(compare_, &CompareView::compareWith, this, [this](int64_t id) { compareWith(id); });
+  connect(compare_, &CompareView::exportRequested, this, [this] {
+    QString f = QFileDialog::getSaveFileName(this, "Export comparison", "fusebox-comparison.html", "HTML (*.html);;PDF (*.pdf)");
+    if (!f.isEmpty()) exportComparison(f);
+  });
   resize(1600, 1000);
 }
 
@@ -331,6 +335,7 @@ void MainWindow::reset() {
   decisionRecord_.clear();
   kernelRecord_.clear();
   compare_->clear("Compare fusion: run every stage, then pick another session of the same model (another config).");
+  comparedWith_ = 0;
   profile_->clear("Not run yet: press Run & profile to compile the generated code and profile it (in a separate process).");
   // The resting line of the status bar (messages cover it while shown).
   readyLine_->setText(QString("Model %1 (%2): press Step to run the first stage, or Run all")
@@ -812,9 +817,25 @@ void MainWindow::compareWith(int64_t other) {
   if (!reader_ || !session_) return;
   try {
     compare_->setComparison(compareSessions(*reader_, session_, *reader_, other));
+    comparedWith_ = other;
     tabs_->setCurrentWidget(compare_);
   } catch (const std::exception& e) {
     showError("Compare failed", e.what());
+  }
+}
+
+void MainWindow::exportComparison(const QString& path) {
+  if (!reader_ || !session_ || !comparedWith_) return showError("Nothing to export", "Compare this session with another first.");
+  try {
+    if (path.endsWith(".pdf", Qt::CaseInsensitive)) {
+      writePdfComparison(*reader_, session_, *reader_, comparedWith_, path);
+    } else {
+      std::ofstream f(path.toStdString(), std::ios::binary);
+      if (!(f << htmlComparisonReport(*reader_, session_, *reader_, comparedWith_))) throw Error("cannot write " + path.toStdString());
+    }
+    statusBar()->showMessage("wrote " + path);
+  } catch (const std::exception& e) {
+    showError("Export failed", e.what());
   }
 }
 

@@ -55,6 +55,7 @@ public:
   void startProfileRun(int iterations);
   void compareWith(int64_t otherSession);
   void exportReport(const QString& path);  // .html or .pdf
+  void exportComparison(const QString& path);  // the comparison on screen, .html or .pdf
   // A click on item `node` of pane `pane`: lights what it came from and produced in every pane and
   // the code, scrolls them there, and shows its properties.
   void selectNode(int pane, const QString& node);
@@ -172,6 +173,7 @@ private:
   QPlainTextEdit* scheduleText_ = nullptr;
   DecisionView* decisions_ = nullptr;
   PartitionView* partitions_ = nullptr;
+  int64_t comparedWith_ = 0;  // the session the Compare tab shows against this one (0: none)
   std::vector<StoredDecision> decisionRecord_;
   std::vector<StoredKernel> kernelRecord_;
   QString kernelHtml(const QString& graph, const QString& kernel) const;  // the schedule's kernels with their ordered ops

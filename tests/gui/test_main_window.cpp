@@ -177,8 +177,22 @@ private slots:
     // the unfused side was never run: the kernel-time table says so rather than stay blank
     QVERIFY2(w->compareView()->summary().contains("B was never run") || w->compareView()->summary().contains("A was never run"),
              qPrintable(w->compareView()->summary()));
+    QCOMPARE(w->compareView()->kernelRows(), 0);
+    // both run: kernels paired by the traced ops they compute, each change judged against the noise
+    w->startProfileRun(5);
+    QTRY_VERIFY_WITH_TIMEOUT(!w->running(), 120000);
+    w->compareWith(fused);
+    QVERIFY(w->compareView()->kernelRows() > 0);
+    QTableWidget* deltas = w->compareView()->kernelTable();
+    QStringList verdicts;
+    for (int r = 0; r < deltas->rowCount(); ++r) verdicts << deltas->item(r, 7)->text();
+    QVERIFY2(verdicts.contains("only in A") || verdicts.contains("within noise") || verdicts.contains("B slower") || verdicts.contains("B faster"),
+             qPrintable(verdicts.join(",")));
+    QVERIFY(w->compareView()->summary().contains("noise"));
     shot(w.get(), "04_compare");
-
+    w->exportComparison(dir_ + "/compare.pdf");
+    QVERIFY2(w->lastError().isEmpty(), qPrintable(w->lastError()));
+    QVERIFY(QFileInfo(dir_ + "/compare.pdf").size() > 3000);
     w->exportReport(dir_ + "/report.html");
     w->exportReport(dir_ + "/report.pdf");
     QVERIFY2(w->lastError().isEmpty(), qPrintable(w->lastError()));

@@ -3,13 +3,16 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <filesystem>
+#include <set>
 
 #include "core/codegen/cpu/jit_compiler.h"
 #include "core/frontend/model_loader.h"
 #include "core/runtime/model_runner.h"
 #include "report/graph_layout.h"
 #include "report/html_report.h"
+#include "report/session_compare.h"
 #include "report/session_summary.h"
 #include "sessions/session_recorder.h"
 #include "test_util.h"
@@ -109,18 +112,79 @@ TEST(Report, ComparisonShowsWhatFusedDifferently) {
   Recorded r = recordBoth();
   FusionComparison c = compareSessions(r.store, r.fused, r.store, r.unfused);
   EXPECT_GT(c.kernelsB, c.kernelsA) << "unfused has one kernel per loop-IR node";
-  // another model's session: its node ids mean something else, so no comparison at all
+  // another model's session: its traced ops are others, so no comparison at all
   int64_t other = r.store.createSession("lenet", "train", "cpu");
   test::expectThrowContaining<SessionError>([&] { compareSessions(r.store, r.fused, r.store, other); },
                                             "a fusion comparison needs two sessions of the same model");
-  EXPECT_FALSE(c.regrouped.empty());
-  for (const NodeGrouping& g : c.regrouped) EXPECT_TRUE(g.matesB.empty()) << "unfused: every node alone";
+  // matched by traced provenance and named by the traced graph: unfused, a traced op that the
+  // fused side computes with others is split over several kernels
+  ASSERT_FALSE(c.regrouped.empty());
+  bool named = false, split = false;
+  for (const TracedRegrouping& g : c.regrouped) {
+    named |= g.label.rfind("linear", 0) == 0 || g.label.rfind("relu", 0) == 0;
+    split |= g.kernelsB.size() > g.kernelsA.size();
+  }
+  EXPECT_TRUE(named) << c.regrouped[0].label;
+  EXPECT_TRUE(split);
   bool fusedOnlyInA = false;
-  for (const DecisionDiff& d : c.decisions) fusedOnlyInA |= d.fusedA && !d.fusedB;
+  for (const DecisionDiff& d : c.decisions) {
+    fusedOnlyInA |= d.fusedA && !d.fusedB;
+    EXPECT_NE(d.what.find(" + "), std::string::npos);
+  }
   EXPECT_TRUE(fusedOnlyInA);
+  if (cpuJitAvailable()) {  // kernels paired by what they compute, each change judged against the noise
+    ASSERT_FALSE(c.kernels.empty());
+    size_t paired = 0, onlyB = 0;
+    for (const KernelDelta& d : c.kernels) {
+      paired += d.paired();
+      onlyB += d.kernelA.empty();
+      EXPECT_GE(d.noiseMs, 0);
+      if (d.paired()) {
+        EXPECT_GT(d.overlap, 0);
+      }
+    }
+    EXPECT_EQ(paired, c.timingsA.size()) << "every fused kernel has an unfused counterpart";
+    EXPECT_EQ(paired + onlyB, c.timingsB.size());
+    EXPECT_GT(c.totalMsA, 0);
+  }
   std::string html = htmlComparisonReport(r.store, r.fused, r.store, r.unfused);
-  EXPECT_NE(html.find("Nodes grouped differently (" + std::to_string(c.regrouped.size()) + ")"), std::string::npos);
+  EXPECT_NE(html.find("Traced ops computed with different ops (" + std::to_string(c.regrouped.size()) + ")"), std::string::npos);
   EXPECT_NE(html.find("fusion=off"), std::string::npos);
+  if (cpuJitAvailable()) {
+    EXPECT_NE(html.find("<h2>Kernel time changes</h2>"), std::string::npos);
+  }
+}
+
+// Two compiles whose loop-IR ids differ (default vs min-cut partitions) are still compared op by
+// op: the forward computes the same traced ops in both, so nothing there is regrouped by id noise.
+TEST(Report, ComparisonAcrossPartitionersMatchesByProvenance) {
+  std::string path = (fs::temp_directory_path() / ("fusebox_cmp_" + std::to_string(::getpid()) + ".fbs")).string();
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(path + s);
+  {
+    SessionStore store = SessionStore::open(path);
+    int64_t ids[2];
+    for (int i = 0; i < 2; ++i) {
+      PipelineConfig cfg;
+      cfg.train = true;
+      cfg.partitioner = i == 0 ? Partitioner::Default : Partitioner::MinCut;
+      Pipeline p(loadModel("mlp_gelu_ln"), cfg);
+      ids[i] = store.createSession("mlp_gelu_ln", describeConfig(cfg), cfg.target);
+      runAndRecord(p, store, ids[i]);
+    }
+    FusionComparison c = compareSessions(store, ids[0], store, ids[1]);
+    // min-cut recomputes in the backward: there the traced ops computed together differ; most of
+    // the forward is the same computation under other loop-IR ids, and is not listed
+    size_t backward = 0, forward = 0;
+    for (const TracedRegrouping& g : c.regrouped) (g.graph == "backward" ? backward : forward) += 1;
+    EXPECT_GT(backward, 0u);
+    std::set<int64_t> tracedOps;
+    for (const StoredKernel& k : store.kernels(ids[0]))
+      if (k.graph == "forward") tracedOps.insert(k.provenance.begin(), k.provenance.end());
+    EXPECT_LT(forward, tracedOps.size());
+    for (const TracedRegrouping& g : c.regrouped)  // named by the traced graph, not "n12"
+      EXPECT_FALSE(g.label.size() > 1 && g.label[0] == 'n' && std::isdigit(static_cast<unsigned char>(g.label[1]))) << g.label;
+  }
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(path + s);
 }
 
 // The session's layout cache stores what Graphviz computed and gives it back exactly.

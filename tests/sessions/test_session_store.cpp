@@ -70,7 +70,7 @@ TEST(SessionStore, EveryArtifactKindRoundTrips) {
     StageRecord sched;
     sched.artifacts = {{"schedule", "forward", "dot", "digraph x {}", 0.25}};
     sched.decisions = {{"forward", 3, 4, "vertical", true, "fused: 4.0 KB saved", 4096}, {"forward", 4, 9, "horizontal", false, "incompatible", 0}};
-    sched.kernels = {{"forward", 0, "kernel0", {3, 4}, {11, 12, 13}, 8192}};
+    sched.kernels = {{"forward", 0, "kernel0", {3, 4}, {11, 12, 13}, 8192, {}}};
     sched.sources = {{"forward", "cpp", "void k() {}\n"}, {"forward", "cuda", "__global__ void k() {}\n"}};
     s.writeStage(id, sched);
     s.writeSources(id, {{"forward", "ptx", ".version 8.0"}});
