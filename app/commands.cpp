@@ -50,6 +50,7 @@ std::vector<DumpView> dumpViews() {
   views.push_back({"asm", Stage::Codegen, "", "", "asm"});
   views.push_back({"cuda", Stage::Codegen, "", "cuda", ""});
   views.push_back({"ptx", Stage::Codegen, "", "cuda", "ptx"});
+  views.push_back({"sass", Stage::Codegen, "", "cuda", "sass"});  // ptxas + nvdisasm, where the toolkit has them
   return views;
 }
 

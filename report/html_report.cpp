@@ -208,7 +208,7 @@ std::string htmlReport(const SessionStore& store, int64_t session, const ReportO
   for (const Backend* b : backends())
     if (store.session(session).target == b->name()) ownLanguage = b->language();
   for (const StoredSource& src : store.sources(session)) {
-    bool compiled = src.kind == "llvm_ir" || src.kind == "asm" || src.kind == "ptx";
+    bool compiled = src.kind == "llvm_ir" || src.kind == "asm" || src.kind == "ptx" || src.kind == "sass";
     bool otherTarget = !compiled && options.ownTargetOnly && src.kind != ownLanguage;
     if ((compiled && !options.compiledCode) || otherTarget) {
       ++leftOut;

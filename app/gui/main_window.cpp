@@ -792,6 +792,7 @@ void MainWindow::onRunFinished(int code, QProcess::ExitStatus status) {
         if (s.kind == "llvm_ir") code_->setCode("LLVM IR " + g, "llvm_ir", QString::fromStdString(s.body));
         if (s.kind == "asm") code_->setCode("asm " + g, "asm", QString::fromStdString(s.body));
         if (s.kind == "ptx") code_->setCode("PTX " + g, "ptx", QString::fromStdString(s.body));
+        if (s.kind == "sass") code_->setCode("SASS " + g, "sass", QString::fromStdString(s.body));
       }
   } catch (const std::exception& e) {
     return showError("Cannot read the run's code from the session", e.what());

@@ -3,6 +3,7 @@
 #include "core/backend/backend.h"
 #include "core/codegen/cuda/cuda_codegen.h"
 #include "core/codegen/cuda/nvrtc_compiler.h"
+#include "core/codegen/cuda/sass_disassembler.h"
 #include "core/runtime/cuda_executable.h"
 
 namespace fusebox {
@@ -28,7 +29,9 @@ public:
   CompiledModule compile(const GeneratedModule& m) const override {
     int cc = cudaComputeCapability() ? cudaComputeCapability() : 90;
     auto c = compileCudaModule(m.source, cc);
-    return {{{"ptx", c->ptx}}, "NVRTC to PTX for compute capability " + std::to_string(cc)};
+    SassListing sass = disassembleSass(c->ptx, cc);
+    return {{{"ptx", c->ptx}, {"sass", sass.text}},
+            "NVRTC to PTX for compute capability " + std::to_string(cc) + (sass.ok ? ", ptxas to SASS" : "")};
   }
 
   RunReport run(const Pipeline& p, const RunOptions& o, const RunHooks& hooks) const override {

@@ -8,6 +8,7 @@
 #include "core/codegen/cpu/jit_compiler.h"
 #include "core/interp/interpreter.h"
 #include "core/codegen/cuda/cuda_codegen.h"
+#include "core/codegen/cuda/sass_disassembler.h"
 #include "core/codegen/cuda/nvrtc_compiler.h"
 #include "core/runtime/cpu_executable.h"
 #include "core/runtime/cuda_executable.h"
@@ -161,7 +162,10 @@ RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check, con
     auto compiled = compileCudaModule(modules[i].source, cc);
     report.compileMs += compiled->compileMs;
     report.fromCache = compiled->fromCache;
-    if (hooks.compiled) hooks.compiled(p.graphName(i), "ptx", compiled->ptx);
+    if (hooks.compiled) {
+      hooks.compiled(p.graphName(i), "ptx", compiled->ptx);
+      hooks.compiled(p.graphName(i), "sass", disassembleSass(compiled->ptx, cc).text);
+    }
     exes.push_back(std::make_unique<CudaExecutable>(p.loops()[i], p.schedules()[i], modules[i].as<CudaModule>(), compiled));
     report.peakIntermediateBytes += p.schedules()[i].memory.peakIntermediateBytes;
   }

@@ -3,10 +3,16 @@
 // interpreter computes (skipped cleanly elsewhere).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "core/codegen/cuda/cuda_codegen.h"
 #include "core/codegen/cuda/nvrtc_compiler.h"
+#include "core/codegen/cuda/sass_disassembler.h"
 #include "core/decompose/decompose.h"
 #include "core/frontend/model_loader.h"
 #include "core/loopir/lower.h"
@@ -186,4 +192,44 @@ TEST(CudaCodegen, EveryBinaryMathOpCompiles) {
   for (const BinaryMath& b : binaryMathOps())
     if (b.torchOp && b.helper) EXPECT_NE(m.source.find(std::string(b.helper) + "("), std::string::npos) << b.name;
   EXPECT_FALSE(compileCudaModule(m.source, 90)->ptx.empty());
+}
+
+// SASS: ptxas assembles the PTX and nvdisasm prints it, both found on the PATH. Here a stand-in
+// nvdisasm first on the PATH checks that it was given a non-empty cubin (ptxas's real output) and
+// prints a marker; with no such tools anywhere, one line says what to install.
+TEST(CudaSass, AssemblesWithPtxasAndDisassemblesOrSaysWhatIsMissing) {
+  if (!nvrtcAvailable()) GTEST_SKIP() << "NVRTC not available (no CUDA toolkit on this machine)";
+  Pipeline p(loadModel("mlp"), PipelineConfig{});
+  p.runUntil(Stage::Schedule);
+  std::string ptx = compileCudaModule(generateCuda(p.loops()[0], p.schedules()[0]).source, 90)->ptx;
+  std::string dir = ::testing::TempDir() + "fusebox_fake_toolkit_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream f(dir + "/nvdisasm");
+    f << "#!/bin/sh\n[ \"$1\" = -c ] && [ -s \"$3\" ] && echo \"        /*0000*/  MOV R1, c[0x0][0x28] ; marker\" && exit 0\necho bad args; exit 3\n";
+  }
+  std::filesystem::permissions(dir + "/nvdisasm", std::filesystem::perms::owner_all);
+  const char* old = std::getenv("PATH");
+  std::string oldPath = old ? old : "";
+  ::setenv("PATH", (dir + ":" + oldPath).c_str(), 1);
+  SassListing sass = disassembleSass(ptx, 90);
+  ::setenv("PATH", "/nonexistent", 1);
+  const char* cudaHome = std::getenv("CUDA_HOME");
+  std::string oldHome = cudaHome ? cudaHome : "";
+  ::setenv("CUDA_HOME", "/nonexistent", 1);
+  bool toolkitInUsrLocal = ::access("/usr/local/cuda/bin/ptxas", X_OK) == 0;
+  SassListing none = disassembleSass(ptx, 90);
+  ::setenv("PATH", oldPath.c_str(), 1);
+  if (cudaHome) ::setenv("CUDA_HOME", oldHome.c_str(), 1); else ::unsetenv("CUDA_HOME");
+  std::filesystem::remove_all(dir);
+  if (toolkitInUsrLocal) {  // ptxas from the toolkit, the stand-in nvdisasm from the PATH
+    EXPECT_TRUE(sass.ok) << sass.text;
+    EXPECT_NE(sass.text.find("// SASS for sm_90 (ptxas, then nvdisasm)"), std::string::npos) << sass.text;
+    EXPECT_NE(sass.text.find("MOV R1, c[0x0][0x28] ; marker"), std::string::npos) << sass.text;
+  } else {
+    EXPECT_FALSE(sass.ok);
+    EXPECT_NE(sass.text.find("SASS needs ptxas"), std::string::npos) << sass.text;
+    EXPECT_FALSE(none.ok);
+    EXPECT_NE(none.text.find("SASS needs ptxas and nvdisasm"), std::string::npos) << none.text;
+  }
 }
