@@ -60,6 +60,7 @@ StageView stageView(Stage s, const StageRecord& r) {
       for (const StoredSchedule& sc : r.schedules) v.peakBytes += sc.peakBytes;
       v.decisions = r.decisions;
       v.kernels = r.kernels;
+      v.memory = r.schedules;
       break;
     case StageOutput::Code:
       for (const StoredSource& src : r.sources) {

@@ -42,6 +42,7 @@ struct StageView {
   int64_t peakBytes = 0;  // schedule: the memory plans' peak, summed over the graphs
   std::vector<StoredDecision> decisions;  // schedule: every fusion decision with its reason and score
   std::vector<StoredKernel> kernels;      // schedule: every kernel with its ordered ops
+  std::vector<StoredSchedule> memory;     // schedule: each graph's memory plan per kernel
   std::string partitionVerdict;           // partition: the two partitioners compared in one line
   std::vector<std::pair<std::string, std::string>> partitioners;  // partition: title -> what it saves and recomputes
   bool operator==(const StageView&) const = default;

@@ -107,6 +107,12 @@ std::vector<T> Statement::ids(int c, const char* column) const {
   if (!v) bad(column, excerpt(s) + " is not a comma-separated list of node ids");
   return std::vector<T>(v->begin(), v->end());
 }
+std::vector<int64_t> Statement::byteCounts(int c, const char* column) const {
+  std::string s = text(c, column, kMaxBodyBytes);
+  std::optional<std::vector<int64_t>> v = parseIdList(s, int64_t{1} << 60);
+  if (!v) bad(column, excerpt(s) + " is not a comma-separated list of byte counts");
+  return *v;
+}
 template std::vector<int> Statement::ids<int>(int, const char*) const;
 template std::vector<int64_t> Statement::ids<int64_t>(int, const char*) const;
 

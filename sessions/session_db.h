@@ -57,6 +57,7 @@ public:
   std::string text(int c, const char* column, int64_t maxBytes = kMaxNameBytes) const;
   template <class T>
   std::vector<T> ids(int c, const char* column) const;  // "3,4,17": non-negative ids
+  std::vector<int64_t> byteCounts(int c, const char* column) const;  // "4096,0,8192": sizes in bytes
   // Counts are SQLite's own (count(*), max()): trusted.
   int64_t raw(int c) const { return sqlite3_column_int64(st_, c); }
   [[noreturn]] void bad(const char* column, const std::string& what) const;

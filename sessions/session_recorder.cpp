@@ -55,7 +55,7 @@ void addSchedule(StageRecord& r, const std::string& stage, const std::string& g,
     sk.provenance.erase(std::unique(sk.provenance.begin(), sk.provenance.end()), sk.provenance.end());
     r.kernels.push_back(std::move(sk));
   }
-  r.schedules.push_back({g, lp.name, sc.memory.peakIntermediateBytes});
+  r.schedules.push_back({g, lp.name, sc.memory.peakIntermediateBytes, sc.memory.liveBytes, sc.memory.allocatedBytes});
 }
 
 

@@ -111,9 +111,12 @@ const std::vector<const char*>& sessionMigrations() {
       ALTER TABLE session ADD COLUMN notes TEXT NOT NULL DEFAULT '';
       ALTER TABLE session ADD COLUMN tags TEXT NOT NULL DEFAULT '';
       )SQL",
-      // 5: which ops of a kernel the backward computes again (min-cut rematerialization)
+      // 5: which ops of a kernel the backward computes again (min-cut rematerialization), and the
+      // memory plan per kernel
       R"SQL(
       ALTER TABLE kernel_op ADD COLUMN recomputed INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE schedule_summary ADD COLUMN live_bytes TEXT NOT NULL DEFAULT '';
+      ALTER TABLE schedule_summary ADD COLUMN allocated_bytes TEXT NOT NULL DEFAULT '';
       )SQL",
   };
   return migrations;

@@ -48,9 +48,14 @@ std::vector<StoredKernelSpan> SessionStore::kernelSpans(int64_t session) const {
 std::vector<StoredSchedule> SessionStore::schedules(int64_t session) const {
   std::vector<StoredSchedule> out;
   if (db_->version < 3) return out;
-  Statement st(*db_, "schedule_summary", "SELECT rowid, graph, program, peak_bytes FROM schedule_summary WHERE session_id = ? ORDER BY rowid");
+  bool curves = db_->version >= 5;  // the memory plan per kernel
+  Statement st(*db_, "schedule_summary",
+               curves ? "SELECT rowid, graph, program, peak_bytes, live_bytes, allocated_bytes FROM schedule_summary WHERE session_id = ? ORDER BY rowid"
+                      : "SELECT rowid, graph, program, peak_bytes FROM schedule_summary WHERE session_id = ? ORDER BY rowid");
   st.bind(session);
-  while (st.step()) out.push_back({st.text(1, "graph"), st.text(2, "program"), st.i64(3, "peak_bytes", 0)});
+  while (st.step())
+    out.push_back({st.text(1, "graph"), st.text(2, "program"), st.i64(3, "peak_bytes", 0), curves ? st.byteCounts(4, "live_bytes") : std::vector<int64_t>{},
+                   curves ? st.byteCounts(5, "allocated_bytes") : std::vector<int64_t>{}});
   return out;
 }
 

@@ -144,8 +144,10 @@ void SessionStore::writeStage(int64_t session, const StageRecord& r) {
                  "INSERT INTO kernel_span(session_id, graph, kind, kernel_id, name, first_line, last_line, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   for (const StoredKernelSpan& k : r.spans)
     span.bind(session, k.graph, k.kind, k.kernelId, k.name, k.firstLine, k.lastLine, joinInts(k.provenance)).run();
-  Statement sched(*db_, "schedule_summary", "INSERT OR REPLACE INTO schedule_summary(session_id, graph, program, peak_bytes) VALUES (?, ?, ?, ?)");
-  for (const StoredSchedule& sc : r.schedules) sched.bind(session, sc.graph, sc.program, sc.peakBytes).run();
+  Statement sched(*db_, "schedule_summary",
+                  "INSERT OR REPLACE INTO schedule_summary(session_id, graph, program, peak_bytes, live_bytes, allocated_bytes) VALUES (?, ?, ?, ?, ?, ?)");
+  for (const StoredSchedule& sc : r.schedules)
+    sched.bind(session, sc.graph, sc.program, sc.peakBytes, joinInts(sc.liveBytes), joinInts(sc.allocatedBytes)).run();
   t.commit();
 }
 

@@ -109,6 +109,7 @@ struct StoredSchedule {
   std::string graph;
   std::string program;
   int64_t peakBytes = 0;
+  std::vector<int64_t> liveBytes, allocatedBytes;  // per kernel (MemoryPlan; schema 5, none before)
   bool operator==(const StoredSchedule&) const = default;
 };
 

@@ -83,8 +83,8 @@ void KernelTimeline::paintEvent(QPaintEvent*) {
   p.setPen(QColor("#777777"));
   int w = width() - kLeft - kRight;
   p.drawLine(kLeft, kAxisTop, kLeft + w, kAxisTop);
-  double step = std::pow(10.0, std::floor(std::log10(total_ / 4)));
-  for (double m : {1.0, 2.0, 5.0})
+  double step = std::pow(10.0, std::floor(std::log10(total_ / 4)));  // total_ / step is in [4, 40)
+  for (double m : {1.0, 2.0, 5.0, 10.0})
     if (total_ / (step * m) <= 6) {
       step *= m;
       break;

@@ -1,12 +1,14 @@
 #include "views/profile_view.h"
 
 #include <QChart>
+#include <QLegend>
 #include <QChartView>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QValueAxis>
 #include <QVBoxLayout>
@@ -36,7 +38,10 @@ double niceCeil(double v) {
 }  // namespace
 
 ProfileView::ProfileView(QWidget* parent)
-    : QWidget(parent), summary_(new QLabel), timeline_(new KernelTimeline), table_(new QTableWidget(0, kColumns)), timelineView_(new QChartView) {
+    : QWidget(parent), summary_(new QLabel), timeline_(new KernelTimeline), table_(new QTableWidget(0, kColumns)), timelineView_(new QChartView),
+      memoryView_(new QChartView) {
+  memoryView_->setRenderHint(QPainter::Antialiasing);
+  memoryView_->setChart(new QChart);
   timelineView_->setRenderHint(QPainter::Antialiasing);
   table_->setHorizontalHeaderLabels({"kernel", "graph", "median ms", "p10-p90 ms", "share of step", "GB/s", "ops (recomputed)", "samples"});
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -46,7 +51,10 @@ ProfileView::ProfileView(QWidget* parent)
   table_->horizontalHeader()->setStretchLastSection(true);
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(table_);
-  split->addWidget(timelineView_);
+  auto* charts = new QTabWidget;  // one chart at a time: stacked, neither had room for its axes
+  charts->addTab(timelineView_, "Time per iteration");
+  charts->addTab(memoryView_, "Memory per kernel");
+  split->addWidget(charts);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
   auto* col = new QVBoxLayout(this);
@@ -75,6 +83,52 @@ void ProfileView::clear(const QString& status) {
 }
 
 QString ProfileView::summary() const { return summary_->text(); }
+
+void ProfileView::setMemoryPlan(const std::vector<StoredSchedule>& plans) {
+  auto* live = new QLineSeries;
+  auto* allocated = new QLineSeries;
+  live->setName("in use");
+  allocated->setName("allocated (with reuse)");
+  double x = 0, peak = 0;
+  QStringList graphs;  // "forward (peak 0.06 MB)"
+  for (const StoredSchedule& s : plans) {
+    if (s.liveBytes.size() != s.allocatedBytes.size()) continue;  // a malformed record: not drawn
+    graphs << QString("%1 (peak %2 MB)").arg(QString::fromStdString(s.graph)).arg(static_cast<double>(s.peakBytes) / 1048576.0, 0, 'f', 2);
+    for (size_t i = 0; i < s.liveBytes.size(); ++i, ++x) {  // steps: a kernel's bytes hold until the next
+      double l = static_cast<double>(s.liveBytes[i]) / 1048576.0, a = static_cast<double>(s.allocatedBytes[i]) / 1048576.0;
+      live->append(x, l);
+      live->append(x + 1, l);
+      allocated->append(x, a);
+      allocated->append(x + 1, a);
+      peak = std::max(peak, a);
+    }
+  }
+  memoryPoints_ = static_cast<int>(x);
+  auto* chart = new QChart;
+  chart->setTitle(QString("Intermediate memory (MB) kernel by kernel: %1").arg(graphs.join(", then ")));
+  chart->addSeries(allocated);
+  chart->addSeries(live);
+  auto* ax = new QValueAxis;
+  ax->setLabelFormat("%d");
+  ax->setRange(0, std::max(1.0, x));
+  auto* ay = new QValueAxis;
+  ay->setRange(0, niceCeil(std::max(peak, 1e-3) * 1.05));
+  ay->setTickCount(5);
+  ay->setLabelFormat("%.3g");
+  chart->addAxis(ax, Qt::AlignBottom);
+  chart->addAxis(ay, Qt::AlignLeft);
+  for (QLineSeries* s : {live, allocated}) {
+    s->attachAxis(ax);
+    s->attachAxis(ay);
+  }
+  // The bottom pane is short: legend beside the plot, small title, thin margins, so the axes fit.
+  chart->legend()->setAlignment(Qt::AlignRight);
+  chart->setMargins(QMargins(2, 2, 2, 2));
+  QFont f = chart->titleFont();
+  f.setPointSizeF(f.pointSizeF() * 0.85);
+  chart->setTitleFont(f);
+  memoryView_->setChart(chart);
+}
 
 void ProfileView::selectKernel(const QString& graph, const QString& kernel) {
   timeline_->setSelected(graph, kernel);

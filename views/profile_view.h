@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "report/session_summary.h"
+#include "sessions/session_store.h"
 
 class QLabel;
 class QChartView;
@@ -30,6 +31,10 @@ public:
   KernelTimeline* timeline() const { return timeline_; }
   QString summary() const;
   void selectKernel(const QString& graph, const QString& kernel);  // marks it in the timeline and table
+  // The memory plan of every graph, kernel by kernel in execution order: bytes in use and bytes
+  // allocated (reuse keeps the second below the sum of all buffers). Known once scheduled.
+  void setMemoryPlan(const std::vector<StoredSchedule>& plans);
+  int memoryPoints() const { return memoryPoints_; }
 
 signals:
   void kernelClicked(const QString& graph, const QString& kernel);
@@ -39,7 +44,9 @@ private:
   KernelTimeline* timeline_;
   QTableWidget* table_;
   QChartView* timelineView_;
+  QChartView* memoryView_;
   int bars_ = 0;
+  int memoryPoints_ = 0;
 };
 
 }  // namespace fusebox

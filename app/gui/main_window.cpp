@@ -337,6 +337,7 @@ void MainWindow::reset() {
   compare_->clear("Compare fusion: run every stage, then pick another session of the same model (another config).");
   comparedWith_ = 0;
   profile_->clear("Not run yet: press Run & profile to compile the generated code and profile it (in a separate process).");
+  profile_->setMemoryPlan({});
   // The resting line of the status bar (messages cover it while shown).
   readyLine_->setText(QString("Model %1 (%2): press Step to run the first stage, or Run all")
                           .arg(model_->currentText(), train_->isChecked() ? "training step" : "inference"));
@@ -517,6 +518,7 @@ void MainWindow::onStageDone(const StageResult& r) {
     decisions_->setDecisions(rows);
   }
   if (!r.kernels.empty()) kernelRecord_ = r.kernels;
+  if (!r.memory.empty()) profile_->setMemoryPlan(r.memory);
   if (r.stage == "partition") partitions_->setPartitions(r.partitionVerdict, r.partitioners, partitioner_->currentText());
   if (r.peakBytes) peakBytes_ = r.peakBytes;
   for (const CodeTab& t : r.code) code_->setCode(t.title, t.language, t.text, t.kernels);

@@ -146,6 +146,7 @@ StageResult PipelineWorker::describe(Stage s) {
   r.peakBytes = v.peakBytes;
   r.decisions = v.decisions;
   r.kernels = v.kernels;
+  r.memory = v.memory;
   r.partitionVerdict = QString::fromStdString(v.partitionVerdict);
   for (const auto& [title, text] : v.partitioners) r.partitioners.emplace_back(QString::fromStdString(title), QString::fromStdString(text));
   r.prepareMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

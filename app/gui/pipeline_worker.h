@@ -41,6 +41,7 @@ struct StageResult {
   double prepareMs = 0;          // reading the record back, folding and laying out its graphs
   std::vector<StoredDecision> decisions;  // schedule: the fusion decisions
   std::vector<StoredKernel> kernels;      // schedule: the kernels with their ordered ops
+  std::vector<StoredSchedule> memory;     // schedule: the memory plan per kernel of each graph
   QString partitionVerdict;               // partition: both partitioners compared
   std::vector<std::pair<QString, QString>> partitioners;  // partition: each one's saved and recomputed
 };

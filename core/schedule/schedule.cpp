@@ -531,7 +531,7 @@ private:
     for (const Kernel& k : s.kernels)
       for (const std::string& b : k.readBuffers) lastUse[b] = k.id;
     std::multimap<int64_t, std::string> freeBlocks;  // bytes -> buffer whose memory is free
-    int64_t live = 0;
+    int64_t live = 0, inUse = 0;
     std::map<int, std::vector<std::string>> dying;
     for (const Kernel& k : s.kernels) {
       for (const std::string& b : k.storedBuffers) {
@@ -546,9 +546,15 @@ private:
           live += buf.bytes();
         }
         plan.peakIntermediateBytes = std::max(plan.peakIntermediateBytes, live);
+        inUse += buf.bytes();
         dying[lastUse.count(b) ? lastUse[b] : k.id].push_back(b);
       }
-      for (const std::string& b : dying[k.id]) freeBlocks.emplace(buffer(b).bytes(), b);
+      plan.liveBytes.push_back(inUse);
+      plan.allocatedBytes.push_back(live);
+      for (const std::string& b : dying[k.id]) {
+        freeBlocks.emplace(buffer(b).bytes(), b);
+        inUse -= buffer(b).bytes();
+      }
     }
     return plan;
   }

@@ -59,6 +59,9 @@ struct MemoryPlan {
   int64_t peakIntermediateBytes = 0;    // with buffer reuse
   int64_t totalIntermediateBytes = 0;   // without reuse
   std::vector<std::pair<std::string, std::string>> reuse;  // (buffer, the earlier buffer whose memory it takes)
+  // Per kernel in execution order: intermediate bytes in use while it runs (what it writes and
+  // everything still to be read later), and the memory allocated so far (reused blocks count once).
+  std::vector<int64_t> liveBytes, allocatedBytes;
 };
 
 struct Schedule {

@@ -138,6 +138,7 @@ private slots:
     QTableWidget* kernels = w->profileView()->table();
     QCOMPARE(kernels->rowCount(), w->profileView()->barCount());
     QVERIFY(!kernels->item(0, 0)->text().contains(QChar(0x2026)));  // no "…"
+    QCOMPARE(w->profileView()->memoryPoints(), kernels->rowCount());  // the memory plan, kernel by kernel
     QVERIFY2(w->profileView()->summary().contains("warm-up"), qPrintable(w->profileView()->summary()));
     KernelTimeline* tl = w->profileView()->timeline();
     QVERIFY(tl->barCount() > 0);
@@ -164,6 +165,8 @@ private slots:
     QVERIFY2(w->propertiesText().contains("(recomputed)"), qPrintable(w->propertiesText()));
     QVERIFY(w->propertiesText().contains("recomputed from the forward"));
     shot(w.get(), "03_profile");
+    for (QTabWidget* charts : w->profileView()->findChildren<QTabWidget*>()) charts->setCurrentIndex(1);
+    shot(w.get(), "03b_profile_memory");
 
     // A second config of the same model, then the fusion comparison of the two sessions.
     w->setFusion(false);

@@ -114,6 +114,22 @@ TEST(Schedule, MemoryPlanReusesDeadBuffers) {
   Schedule unfused = schedule(loopsOf("gpt2_block"), off);
   EXPECT_FALSE(unfused.memory.reuse.empty());
   EXPECT_LT(unfused.memory.peakIntermediateBytes, unfused.memory.totalIntermediateBytes);
+  // the plan kernel by kernel: what is in use fits in what is allocated, which only grows, to the peak
+  for (const Schedule* plan : {&s, &unfused}) {
+    const MemoryPlan& m = plan->memory;
+    ASSERT_EQ(m.liveBytes.size(), plan->kernels.size());
+    ASSERT_EQ(m.allocatedBytes.size(), plan->kernels.size());
+    for (size_t i = 0; i < m.liveBytes.size(); ++i) {
+      EXPECT_LE(m.liveBytes[i], m.allocatedBytes[i]) << i;
+      if (i) {
+        EXPECT_GE(m.allocatedBytes[i], m.allocatedBytes[i - 1]) << i;
+      }
+    }
+    EXPECT_EQ(m.allocatedBytes.back(), m.peakIntermediateBytes);
+    EXPECT_GT(*std::max_element(m.liveBytes.begin(), m.liveBytes.end()), 0);
+  }
+  EXPECT_LT(*std::max_element(unfused.memory.liveBytes.begin(), unfused.memory.liveBytes.end()), unfused.memory.totalIntermediateBytes)
+      << "buffers die along the way";
 }
 
 // Bounded work: a 1,000-op DAG whose paths rejoin schedules with a decision per producer/consumer

@@ -93,7 +93,7 @@ TEST(StageRecords, AVersion2FileOpensReadOnlyAndMigratesForWriting) {
   r.nodes = {{"trace", "traced", "n0", {0}, "block.fc"}};
   r.kernels = {{"inference", 1, "kernel1", {1, 2}, {0}, 32, {{1, "prims.mul", true}, {2, "prims.add"}}}};
   r.spans = {{"inference", "cpp", 1, "kernel1", 3, 9, {0}}};
-  r.schedules = {{"inference", "mlp.prims", 4096}};
+  r.schedules = {{"inference", "mlp.prims", 4096, {1024, 4096}, {2048, 4096}}};
   s.writeStage(1, r);
   EXPECT_EQ(s.nodes(1, "trace"), r.nodes);
   EXPECT_EQ(s.kernels(1).at(1).ops, r.kernels[0].ops);
