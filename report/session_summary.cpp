@@ -44,7 +44,7 @@ std::vector<KernelTiming> latestRunTimings(const SessionStore& store, int64_t se
   std::set<int> iterations;
   for (const ProfileSample& s : run) iterations.insert(s.iteration);
   std::set<int> warmup(iterations.begin(), std::next(iterations.begin(), warmupIterations(iterations.size())));
-  std::map<std::pair<std::string, std::string>, std::vector<double>> times;
+  std::map<std::pair<std::string, std::string>, std::vector<double>> times, starts;
   for (const ProfileSample& s : run) {
     auto key = std::make_pair(s.graph, s.kernel);
     if (!times.count(key)) {
@@ -55,7 +55,9 @@ std::vector<KernelTiming> latestRunTimings(const SessionStore& store, int64_t se
       out.push_back(k);
       times[key];
     }
-    if (!warmup.count(s.iteration)) times[key].push_back(s.ms);
+    if (warmup.count(s.iteration)) continue;
+    times[key].push_back(s.ms);
+    if (s.startMs >= 0) starts[key].push_back(s.startMs);
   }
   std::map<std::pair<std::string, std::string>, std::vector<StoredKernelOp>> ops;
   for (StoredKernel& k : store.kernels(session)) ops[{k.graph, k.name}] = std::move(k.ops);
@@ -63,6 +65,8 @@ std::vector<KernelTiming> latestRunTimings(const SessionStore& store, int64_t se
     if (auto o = ops.find({k.graph, k.kernel}); o != ops.end()) k.ops = o->second;
     const std::vector<double>& t = times[{k.graph, k.kernel}];
     if (t.empty()) continue;  // seen only while warming up
+    const std::vector<double>& st = starts[{k.graph, k.kernel}];
+    if (st.size() == t.size()) k.startMs = median(st);
     Spread s = spreadOf(t);
     k.medianMs = s.median;
     k.minMs = *std::min_element(t.begin(), t.end());

@@ -18,6 +18,7 @@ struct KernelTiming {
   int samples = 0;
   int64_t bytes = 0;
   std::vector<StoredKernelOp> ops;  // what it runs, in order (from the schedule's record)
+  double startMs = -1;  // median of when it began in its iteration (-1: the run did not record it)
   double gbPerSec() const { return medianMs > 0 ? bytes / (medianMs * 1e6) : 0; }
 };
 

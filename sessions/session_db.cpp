@@ -78,6 +78,8 @@ int64_t Statement::i64(int c, const char* column, int64_t lo, int64_t hi) const 
   return v;
 }
 
+double Statement::msOrMissing(int c, const char* column) const { return sqlite3_column_type(st_, c) == SQLITE_NULL ? -1 : ms(c, column); }
+
 double Statement::ms(int c, const char* column) const {
   int type = sqlite3_column_type(st_, c);
   if (type != SQLITE_FLOAT && type != SQLITE_INTEGER) {

@@ -47,6 +47,7 @@ public:
     (bindOne(++i, values), ...);
     return *this;
   }
+  void bindNull(int i) { sqlite3_bind_null(st_, i); }  // after bind(): parameter i (1-based) is NULL
   bool step();  // true while a row is available
   void run();
 
@@ -54,6 +55,7 @@ public:
   int i32(int c, const char* column, int64_t lo = 0, int64_t hi = kMaxNodeId) const { return static_cast<int>(i64(c, column, lo, hi)); }
   bool flag(int c, const char* column) const { return i64(c, column, 0, 1) != 0; }
   double ms(int c, const char* column) const;  // finite, >= 0
+  double msOrMissing(int c, const char* column) const;  // ms(), or -1 for NULL
   std::string text(int c, const char* column, int64_t maxBytes = kMaxNameBytes) const;
   template <class T>
   std::vector<T> ids(int c, const char* column) const;  // "3,4,17": non-negative ids

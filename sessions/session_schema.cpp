@@ -112,11 +112,12 @@ const std::vector<const char*>& sessionMigrations() {
       ALTER TABLE session ADD COLUMN tags TEXT NOT NULL DEFAULT '';
       )SQL",
       // 5: which ops of a kernel the backward computes again (min-cut rematerialization), and the
-      // memory plan per kernel
+      // memory plan per kernel, and when each kernel began in its iteration
       R"SQL(
       ALTER TABLE kernel_op ADD COLUMN recomputed INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE schedule_summary ADD COLUMN live_bytes TEXT NOT NULL DEFAULT '';
       ALTER TABLE schedule_summary ADD COLUMN allocated_bytes TEXT NOT NULL DEFAULT '';
+      ALTER TABLE profile_sample ADD COLUMN start_ms REAL;
       )SQL",
   };
   return migrations;

@@ -134,6 +134,7 @@ struct ProfileSample {
   int iteration = 0;
   double ms = 0;
   int64_t bytes = 0;
+  double startMs = -1;  // from the iteration's first kernel start (schema 5; -1: not recorded)
 };
 
 // Everything one stage writes, committed together.

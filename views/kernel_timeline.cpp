@@ -1,5 +1,6 @@
 #include "views/kernel_timeline.h"
 
+#include <algorithm>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -24,9 +25,12 @@ void KernelTimeline::setKernels(const std::vector<KernelTiming>& kernels, const 
   track_ = track;
   starts_.clear();
   total_ = 0;
+  // Where the run recorded when each kernel began, bars sit there and the gaps are host time
+  // (launches, thread wake-ups); otherwise kernels are laid end to end.
+  asLaunched_ = !kernels_.empty() && std::all_of(kernels_.begin(), kernels_.end(), [](const KernelTiming& k) { return k.startMs >= 0; });
   for (const KernelTiming& k : kernels_) {
-    starts_.push_back(total_);
-    total_ += k.medianMs;
+    starts_.push_back(asLaunched_ ? k.startMs : total_);
+    total_ = asLaunched_ ? std::max(total_, k.startMs + k.medianMs) : total_ + k.medianMs;
   }
   selected_ = -1;
   update();

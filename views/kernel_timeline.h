@@ -19,6 +19,7 @@ public:
   void setSelected(const QString& graph, const QString& kernel);
   int barCount() const { return static_cast<int>(kernels_.size()); }
   QRect barRect(int i) const;  // where bar i is drawn (for tests that click it)
+  bool asLaunched() const { return asLaunched_; }  // bars at recorded start times, gaps shown
   QSize sizeHint() const override { return {600, 74}; }
 
 signals:
@@ -34,6 +35,7 @@ private:
   std::vector<KernelTiming> kernels_;
   std::vector<double> starts_;  // ms from the iteration's start
   double total_ = 0;
+  bool asLaunched_ = false;
   QString track_;
   int selected_ = -1;
 };

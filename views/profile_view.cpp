@@ -152,6 +152,9 @@ void ProfileView::setProfile(const std::vector<KernelTiming>& kernels, const std
                         .arg(warmup ? QString(" (the first is a warm-up, left out of the per-kernel figures)") : QString())
                         .arg(peakBytes / 1048576.0, 0, 'f', 2));
   timeline_->setKernels(kernels, "one step");
+  if (timeline_->asLaunched())
+    timeline_->setToolTip("One step as launched: each kernel at the median time it began; the gaps between bars are host time "
+                          "(launches, thread wake-ups, the step's own work)");
   table_->setSortingEnabled(false);
   table_->setRowCount(static_cast<int>(kernels.size()));
   for (int r = 0; r < static_cast<int>(kernels.size()); ++r) {

@@ -75,6 +75,7 @@ struct CpuExecutable::Impl {
     auto t0 = std::chrono::steady_clock::now();
     self.pool.parallelFor(rows, [&](int64_t b, int64_t e) { fn(b, e, data); });
     KernelProfile& p = (*self.profile)[kernel];
+    if (p.lastStartMs < 0) p.lastStartMs = std::chrono::duration<double, std::milli>(t0.time_since_epoch()).count();
     p.totalMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     ++p.calls;
   }
@@ -159,8 +160,11 @@ void CpuExecutable::resetProfile() {
   for (KernelProfile& p : profile_) p.totalMs = 0, p.calls = 0;
 }
 
+double steadyNowMs() { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
 void CpuExecutable::run() {
   Impl& m = *impl_;
+  for (KernelProfile& p : profile_) p.lastStartMs = -1;
   using Entry = void (*)(const RuntimeAbi*, void* const*);
   reinterpret_cast<Entry>(m.compiled->entry)(&m.abi, m.table.data());
   ++runs_;

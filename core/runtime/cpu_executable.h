@@ -21,7 +21,13 @@ struct KernelProfile {
   double totalMs = 0;  // summed over runs
   int calls = 0;       // launches (externs may launch more than once per run)
   int64_t bytes = 0;   // bytes read + written per run (from the schedule)
+  // When its first launch of the latest run began, in ms of the host's steady clock (-1: not
+  // launched in it). A step's timeline places kernels at these, gaps (host work) included.
+  double lastStartMs = -1;
 };
+
+// Now on the host's steady clock, in ms (the clock of KernelProfile::lastStartMs).
+double steadyNowMs();
 
 class CpuExecutable {
 public:

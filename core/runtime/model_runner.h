@@ -20,6 +20,7 @@ struct KernelRow {
   double callsPerIter = 0;
   int64_t bytes = 0;   // read + written per iteration
   double gbPerSec = 0;
+  double startMs = -1;  // per iteration: when it began, from the iteration's first kernel (-1: unknown)
 };
 
 struct OutputCheck {

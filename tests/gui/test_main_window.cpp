@@ -142,6 +142,8 @@ private slots:
     QVERIFY2(w->profileView()->summary().contains("warm-up"), qPrintable(w->profileView()->summary()));
     KernelTimeline* tl = w->profileView()->timeline();
     QVERIFY(tl->barCount() > 0);
+    QVERIFY(tl->asLaunched());  // the run recorded when each kernel began: bars sit there, gaps shown
+    for (int i = 1; i < tl->barCount(); ++i) QVERIFY(tl->barRect(i).left() >= tl->barRect(i - 1).left());
     for (GraphPane* p : {w->pane(0), w->pane(1), w->pane(2), w->pane(3)}) p->highlightOrigins({});
     int widest = 0;
     for (int i = 0; i < tl->barCount(); ++i)

@@ -93,6 +93,9 @@ TEST(Report, HtmlHasGraphsDecisionsProfileAndCode) {
     EXPECT_LE(ts[0].p10Ms, ts[0].medianMs);
     EXPECT_LE(ts[0].medianMs, ts[0].p90Ms);
     EXPECT_LE(ts[0].p90Ms, ts[0].maxMs);
+    // when each kernel began in its iteration: the first at 0, the others later (launch order)
+    EXPECT_EQ(ts[0].startMs, 0);
+    for (size_t i = 1; i < ts.size(); ++i) EXPECT_GE(ts[i].startMs, ts[i - 1].startMs + ts[i - 1].minMs * 0.5) << ts[i].kernel;
     EXPECT_EQ(iterationTotals(r.store, r.fused).size(), 3u);  // the timeline keeps every iteration
     EXPECT_NE(html.find("Per-iteration kernel time"), std::string::npos);
     EXPECT_NE(html.find("forward · llvm_ir"), std::string::npos);
