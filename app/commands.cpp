@@ -12,6 +12,7 @@
 #include "app/cli_args.h"
 #include "app/session_recording.h"
 #include "core/backend/backend.h"
+#include "core/codegen/compiled_listing.h"
 #include "core/decompose/decompose.h"
 #include "core/frontend/model_loader.h"
 #include "core/interp/interpreter.h"
@@ -54,6 +55,25 @@ std::vector<DumpView> dumpViews() {
   return views;
 }
 
+// "  489 | vmaxps ..." ("      | " when a line links to none), as Compiler Explorer pairs them.
+std::string withSourceLines(const CompiledListing& l) {
+  std::string out;
+  size_t i = 0;
+  for (size_t at = 0; at < l.text.size(); ++i) {
+    size_t end = l.text.find('\n', at);
+    if (end == std::string::npos) end = l.text.size();
+    int line = i < l.sourceLines.size() ? l.sourceLines[i] : 0;
+    char prefix[24];
+    if (line) std::snprintf(prefix, sizeof prefix, "%6d | ", line);
+    else std::snprintf(prefix, sizeof prefix, "%6s | ", "");
+    out += prefix;
+    out.append(l.text, at, end - at);
+    out += '\n';
+    at = end + 1;
+  }
+  return out;
+}
+
 std::string stageList() {
   std::string s;
   for (const DumpView& v : dumpViews()) s += (s.empty() ? "" : ", ") + v.name;
@@ -84,7 +104,7 @@ const char* kModelsHelp =
     "  --demo   print only the name of the demo model\n";
 const char* kDumpHelp =
     "usage: fusebox dump MODEL --stage STAGE [--train] [--partitioner default|mincut] [--format text|dot|json]\n"
-    "                    [--stats] [--dim NAME=SIZE]... [--symbolic] [-o FILE]\n\n"
+    "                    [--stats] [--source-lines] [--dim NAME=SIZE]... [--symbolic] [-o FILE]\n\n"
     "Runs the pipeline up to STAGE and prints that stage's graph.\n"
     "  MODEL          a built-in model (see `fusebox models`), a .fbx file or a .onnx file\n"
     "  --stage        trace      the traced graph of torch-level ops\n"
@@ -95,8 +115,13 @@ const char* kDumpHelp =
     "                 lower      the loop IR (buffers, Pointwise / Reduction / Extern nodes)\n"
     "                 schedule   the fused kernels and every fusion decision with its reason\n"
     "                 codegen    the generated C++ (kernels and wrapper)\n"
+    "                 llvm       the C++ as LLVM IR after clang -O3\n"
+    "                 asm        the C++ as host assembly (LLVM's x86 code)\n"
     "                 cuda       the generated CUDA C++ (kernels; externs are host launches)\n"
     "                 ptx        the CUDA code compiled by NVRTC (for the GPU present, else compute_90)\n"
+    "                 sass       the PTX as GPU machine code (ptxas, then nvdisasm or cuobjdump)\n"
+    "  --source-lines with llvm, asm, ptx, sass: each line after the generated-source line it was\n"
+    "                 compiled from (code inlined from a helper: the kernel line that called it)\n"
     "  --no-fusion    schedule one kernel per loop-IR node (the baseline)\n"
     "  --train        training step: loss, backward, gradients of every parameter\n"
     "  --partitioner  mincut (default): min-cut rematerialization; default: save everything the backward uses\n"
@@ -290,7 +315,7 @@ std::string opCountTable(const std::vector<std::pair<std::string, const Graph*>>
 
 int dumpCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kDumpHelp, 0;
-  Args a(argv, {"--stage", "--format", "--dim", "-o", "--partitioner", "--max-memory"}, {"--symbolic", "--train", "--stats", "--no-fusion"});
+  Args a(argv, {"--stage", "--format", "--dim", "-o", "--partitioner", "--max-memory"}, {"--symbolic", "--train", "--stats", "--no-fusion", "--source-lines"});
   applyMemoryBudget(a);
   std::string model = modelArg(a, "dump");
   std::string stage = a.valueOr("--stage", "trace");
@@ -350,7 +375,12 @@ int dumpCommand(const std::vector<std::string>& argv) {
             continue;
           }
           for (const CompiledArtifact& c : p.backend().compile(m).artifacts)
-            if (c.kind == view->compiled) text += c.text;
+            if (c.kind == view->compiled) {
+              const ListingKindInfo* kind = listingKindNamed(c.kind);  // the lines that only carry debug info out
+              if (!kind) text += c.text;
+              else if (!a.flag("--source-lines")) text += readListing(kind->kind, c.text, ownLinesFrom(m)).text;
+              else text += withSourceLines(readListing(kind->kind, c.text, ownLinesFrom(m)));
+            }
         }
         break;
     }

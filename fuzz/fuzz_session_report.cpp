@@ -2,7 +2,7 @@
 // HTML report and a comparison. The input is a sequence of values, each one byte of length (0-254;
 // 255 takes the next two bytes) then the bytes, assigned in turn to the rows below and inserted
 // with SQLite into a valid schema (so the fuzzer works past "not a database"); the integer and
-// real columns get the values as text when they do not parse, which the store must refuse with an
+// real columns (start_ms, byte lists included) get the values as text when they do not parse, which the store must refuse with an
 // error. Reading must succeed or throw fusebox::Error; the HTML must keep to the report's markup
 // rules (markupProblem: no script, no handler, no link, no URL scheme in a tag, every '&' an
 // entity) and must not contain verbatim any fuzz value that holds a '<' and a control byte or 0xFF
@@ -92,7 +92,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     insert(db, "INSERT INTO kernel VALUES (1, ?, ?, ?, ?, ?, ?)", "titssi", in);
     insert(db, "INSERT INTO source VALUES (1, ?, ?, ?)", "ttt", in);
     insert(db, "INSERT INTO compile_log VALUES (1, ?, ?, ?, ?, ?)", "ttitr", in);
-    insert(db, "INSERT INTO profile_sample VALUES (1, ?, ?, ?, ?, ?, ?)", "ittiri", in);
+    insert(db, "INSERT INTO profile_sample(session_id, run, graph, kernel, iteration, ms, bytes, start_ms) VALUES (1, ?, ?, ?, ?, ?, ?, ?)", "ittirir", in);
+    insert(db, "INSERT INTO kernel_op(session_id, graph, kernel_id, node, op, recomputed) VALUES (1, ?, ?, ?, ?, ?)", "tiiti", in);
+    insert(db, "INSERT INTO schedule_summary(session_id, graph, program, peak_bytes, live_bytes, allocated_bytes) VALUES (1, ?, ?, ?, ?, ?)", "ttiss", in);
   }
   sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
   sqlite3_close(db);

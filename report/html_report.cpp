@@ -1,6 +1,7 @@
 #include "report/html_report.h"
 
 #include "core/backend/backend.h"
+#include "core/codegen/compiled_listing.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -208,14 +209,16 @@ std::string htmlReport(const SessionStore& store, int64_t session, const ReportO
   for (const Backend* b : backends())
     if (store.session(session).target == b->name()) ownLanguage = b->language();
   for (const StoredSource& src : store.sources(session)) {
-    bool compiled = src.kind == "llvm_ir" || src.kind == "asm" || src.kind == "ptx" || src.kind == "sass";
+    const ListingKindInfo* listing = listingKindNamed(src.kind);
+    bool compiled = listing != nullptr;
     bool otherTarget = !compiled && options.ownTargetOnly && src.kind != ownLanguage;
     if ((compiled && !options.compiledCode) || otherTarget) {
       ++leftOut;
       continue;
     }
-    os << "<details><summary>" << esc(src.graph + " · " + src.kind) << " (" << std::count(src.body.begin(), src.body.end(), '\n')
-       << " lines)</summary><pre>" << esc(src.body) << "</pre></details>";
+    std::string body = listing ? readListing(listing->kind, src.body).text : src.body;  // the text only: no links on paper
+    os << "<details><summary>" << esc(src.graph + " · " + src.kind) << " (" << std::count(body.begin(), body.end(), '\n')
+       << " lines)</summary><pre>" << esc(body) << "</pre></details>";
   }
   if (leftOut)
     os << "<p>" << leftOut << " listing(s) left out (other targets' code; LLVM IR, assembly and PTX unless `fusebox report ... --include asm`).</p>";

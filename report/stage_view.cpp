@@ -1,6 +1,7 @@
 #include "report/stage_view.h"
 
 #include "core/backend/backend.h"
+#include "core/codegen/compiled_listing.h"
 #include "core/pipeline/stage_table.h"
 
 namespace fusebox {
@@ -72,6 +73,26 @@ StageView stageView(Stage s, const StageRecord& r) {
       break;
   }
   return v;
+}
+
+int ownLinesFrom(const std::vector<StoredKernelSpan>& spans, const std::string& graph, const std::string& listing) {
+  const ListingKindInfo* kind = listingKindNamed(listing);
+  std::vector<int> firsts;
+  for (const StoredKernelSpan& k : spans)
+    if (kind && k.graph == graph && k.kind == kind->sourceLanguage) firsts.push_back(k.firstLine);
+  return ownLinesFrom(firsts);
+}
+
+std::vector<CodeViewData> listingViews(const std::vector<StoredSource>& sources, const std::vector<StoredKernelSpan>& spans) {
+  std::vector<CodeViewData> out;
+  for (const StoredSource& src : sources) {
+    const ListingKindInfo* kind = listingKindNamed(src.kind);
+    if (!kind) continue;
+    CompiledListing l = readListing(kind->kind, src.body, ownLinesFrom(spans, src.graph, src.kind));
+    out.push_back({std::string(kind->title) + " " + src.graph, src.kind, std::move(l.text), {},
+                   codeTitle(kind->sourceLanguage) + " " + src.graph, std::move(l.sourceLines)});
+  }
+  return out;
 }
 
 }  // namespace fusebox

@@ -26,9 +26,13 @@ struct GraphViewData {
 
 struct CodeViewData {
   std::string title;     // "C++ forward"
-  std::string language;  // the source kind: "cpp", "cuda"
+  std::string language;  // the source kind: "cpp", "cuda"; or the listing's: "llvm_ir", "asm", "ptx", "sass"
   std::string text;
   std::vector<StoredKernelSpan> kernels;
+  // A compiled listing's: the source tab it links to ("C++ forward") and, per line of `text`,
+  // the source line it was compiled from (0: none)
+  std::string sourceTitle;
+  std::vector<int> sourceLines;
   bool operator==(const CodeViewData&) const = default;
 };
 
@@ -49,5 +53,12 @@ struct StageView {
 };
 
 StageView stageView(Stage s, const StageRecord& record);
+
+// The compiled listings (LLVM IR, asm, PTX, SASS) among a session's stored code, as their tabs
+// show them (core/codegen/compiled_listing): debug-only lines out, each line linked to its source.
+std::vector<CodeViewData> listingViews(const std::vector<StoredSource>& sources, const std::vector<StoredKernelSpan>& spans);
+// Where the kernels' own lines begin in the source a listing of kind `listing` ("asm") of graph
+// `graph` was compiled from (core/codegen/compiled_listing's ownLinesFrom), from the stored spans.
+int ownLinesFrom(const std::vector<StoredKernelSpan>& spans, const std::string& graph, const std::string& listing);
 
 }  // namespace fusebox

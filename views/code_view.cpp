@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QShortcut>
+#include <QSplitter>
 #include <QTextBlock>
 #include <QToolButton>
 #include <QTimer>
@@ -52,6 +53,10 @@ public:
       rules_.push_back({QRegularExpression("^\\s*\\.[a-z_]+|\\.(entry|param|reg|global|shared|f32|f64|u32|u64|s32|s64|b32|b64|pred)\\b"),
                         fmt("#7b1fa2", true)});
       rules_.push_back({QRegularExpression("%[a-z]+[0-9]*"), fmt("#1f4e99")});
+      rules_.push_back({QRegularExpression("//.*"), fmt("#6a737d")});
+    } else if (language == "sass") {
+      rules_.push_back({QRegularExpression("\\b(U?R[0-9]+|U?P[0-9T]|RZ|URZ|SR_[A-Z_.]+)\\b"), fmt("#1f4e99")});
+      rules_.push_back({QRegularExpression("/\\*[0-9a-f]+\\*/"), fmt("#9c5d00")});
       rules_.push_back({QRegularExpression("//.*"), fmt("#6a737d")});
     } else {  // assembly
       rules_.push_back({QRegularExpression("%[a-z0-9]+"), fmt("#1f4e99")});
@@ -124,7 +129,11 @@ CodeView::CodeView(QWidget* parent) : QTabWidget(parent), find_(new QLineEdit), 
 
 QString CodeView::findStatus() const { return found_->text(); }
 
-QPlainTextEdit* CodeView::currentEditor() const { return qobject_cast<QPlainTextEdit*>(currentWidget()); }
+QPlainTextEdit* CodeView::currentEditor() const {
+  for (const auto& [title, tab] : tabs_)
+    if (tab.page == currentWidget()) return tab.edit;
+  return nullptr;
+}
 
 int CodeView::countMatches() {
   QPlainTextEdit* e = currentEditor();
@@ -170,9 +179,10 @@ bool CodeView::findNext(bool forward, bool fromStart) {
 }
 
 void CodeView::clearAll() {
-  for (auto& [t, tab] : tabs_) tab.edit->deleteLater();
+  for (auto& [t, tab] : tabs_) tab.page->deleteLater();
   tabs_.clear();
   clear();
+  linkStatus_.clear();
 }
 
 QPlainTextEdit* CodeView::editor(const QString& title) {
@@ -182,23 +192,44 @@ QPlainTextEdit* CodeView::editor(const QString& title) {
   return it->second.edit;
 }
 
-void CodeView::setCode(const QString& title, const QString& language, const QString& text, const std::vector<KernelSpan>& kernels) {
+QPlainTextEdit* CodeView::sourceBeside(const QString& title) {
+  auto it = tabs_.find(title);
+  return it == tabs_.end() ? nullptr : it->second.mirror;
+}
+
+CodeView::Tab& CodeView::tabFor(const QString& title, const QString& language, bool listing) {
   Tab& tab = tabs_[title];
   if (!tab.edit) {
+    tab.language = language;
     tab.edit = new CodeEditor;
     tab.edit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     tab.highlighter = new CodeHighlighter(tab.edit->document(), language);
-    addTab(tab.edit, title);
-    QPlainTextEdit* edit = tab.edit;
-    connect(edit, &QPlainTextEdit::cursorPositionChanged, this, [this, edit, title] {
-      int line = edit->textCursor().blockNumber() + 1;
-      for (const KernelSpan& k : tabs_[title].kernels)
-        if (line >= k.firstLine && line <= k.lastLine) {
-          emit kernelClicked(k.name, k.origins);
-          return;
-        }
-    });
+    tab.page = tab.edit;
+    if (listing) {  // its source on the left, as Compiler Explorer shows it
+      auto* split = new QSplitter(Qt::Horizontal);
+      tab.mirror = new CodeEditor;
+      tab.mirror->setFont(tab.edit->font());
+      tab.mirror->setToolTip("The source this listing was compiled from: click a line to mark what it compiled to");
+      split->addWidget(tab.mirror);
+      split->addWidget(tab.edit);
+      split->setStretchFactor(0, 1);
+      split->setStretchFactor(1, 1);
+      tab.page = split;
+      connect(tab.mirror, &QPlainTextEdit::cursorPositionChanged, this, [this, title] {
+        const Tab& t = tabs_[title];
+        int line = t.mirror->textCursor().blockNumber() + 1;
+        link(t.sourceTitle, line, title, true);
+        if (const KernelSpan* k = kernelAt(t.sourceTitle, line)) emit kernelClicked(k->name, k->origins);
+      });
+    }
+    addTab(tab.page, title);
+    connect(tab.edit, &QPlainTextEdit::cursorPositionChanged, this, [this, title] { onCursorMoved(title); });
   }
+  return tab;
+}
+
+void CodeView::setCode(const QString& title, const QString& language, const QString& text, const std::vector<KernelSpan>& kernels) {
+  Tab& tab = tabFor(title, language);
   tab.kernels = kernels;
   // A 12-layer model's four tabs take ~150 ms to set at once: one tab per event keeps the window
   // responsive (editor() and the highlighting calls set a pending text at once when asked).
@@ -208,6 +239,135 @@ void CodeView::setCode(const QString& title, const QString& language, const QStr
     flushScheduled_ = true;
     QTimer::singleShot(0, this, &CodeView::flushOne);
   }
+  for (auto& [t, listing] : tabs_)
+    if (listing.sourceTitle == title) showSourceBeside(listing);
+}
+
+void CodeView::setListing(const QString& title, const QString& language, const QString& sourceTitle, const QString& text,
+                          std::vector<int> sourceLines) {
+  tabFor(title, language, true);
+  setCode(title, language, text);
+  Tab& tab = tabs_[title];
+  tab.sourceTitle = sourceTitle;
+  tab.sourceLines = std::move(sourceLines);
+  showSourceBeside(tab);
+}
+
+// A copy of the source's text (an editor of its own: two views of one document scroll as one).
+void CodeView::showSourceBeside(Tab& listing) {
+  auto source = tabs_.find(listing.sourceTitle);
+  bool shown = source != tabs_.end() && !source->second.mirror;
+  listing.mirror->setVisible(shown);
+  if (!shown) return;
+  const Tab& s = source->second;
+  if (!listing.mirrorHighlighter) listing.mirrorHighlighter = new CodeHighlighter(listing.mirror->document(), s.language);
+  listing.mirror->blockSignals(true);
+  listing.mirror->setPlainText(s.hasPending ? s.pending : s.edit->toPlainText());
+  listing.mirror->blockSignals(false);
+  if (auto* code = qobject_cast<CodeEditor*>(listing.mirror)) code->updateGutter();
+}
+
+std::pair<QString, int> CodeView::sourceOf(const QString& title, int line) const {
+  auto it = tabs_.find(title);
+  if (it == tabs_.end()) return {};
+  const Tab& tab = it->second;
+  if (tab.sourceTitle.isEmpty()) return {title, line};
+  if (line < 1 || line > static_cast<int>(tab.sourceLines.size())) return {tab.sourceTitle, 0};
+  return {tab.sourceTitle, tab.sourceLines[static_cast<size_t>(line - 1)]};
+}
+
+const KernelSpan* CodeView::kernelAt(const QString& sourceTitle, int sourceLine) const {
+  auto it = tabs_.find(sourceTitle);
+  if (it == tabs_.end()) return nullptr;
+  for (const KernelSpan& k : it->second.kernels)
+    if (sourceLine >= k.firstLine && sourceLine <= k.lastLine) return &k;
+  return nullptr;
+}
+
+void CodeView::onCursorMoved(const QString& title) {
+  QPlainTextEdit* edit = tabs_[title].edit;
+  auto [source, line] = sourceOf(title, edit->textCursor().blockNumber() + 1);
+  link(source, line, title);
+  if (const KernelSpan* k = kernelAt(source, line)) emit kernelClicked(k->name, k->origins);
+}
+
+namespace {
+
+void moveTo(QPlainTextEdit* e, int line) {
+  e->blockSignals(true);  // not a click
+  e->setTextCursor(QTextCursor(e->document()->findBlockByNumber(line - 1)));
+  e->blockSignals(false);
+  e->centerCursor();
+}
+
+}  // namespace
+
+// Marks, in the source tab and its listings, every line compiled from `sourceLine`, and brings
+// the first one into view in the editors not being read (the editor clicked keeps its cursor:
+// tab `from`'s listing, or the source beside it when `fromBeside`).
+void CodeView::link(const QString& sourceTitle, int sourceLine, const QString& from, bool fromBeside) {
+  const size_t kMaxMarks = 4000;  // a prelude helper inlined everywhere
+  bool listed = std::any_of(tabs_.begin(), tabs_.end(), [&](const auto& t) { return t.second.sourceTitle == sourceTitle && !sourceTitle.isEmpty(); });
+  if (!listed) sourceLine = 0;  // nothing compiled from this source is shown: nothing to link
+  QStringList counts;
+  for (auto& [title, tab] : tabs_) {
+    bool isSource = title == sourceTitle, isListing = !tab.sourceTitle.isEmpty() && tab.sourceTitle == sourceTitle;
+    tab.linkLines.clear();
+    tab.mirrorLine = 0;
+    if (sourceLine > 0 && (isSource || isListing)) {
+      apply(tab);
+      if (isSource) tab.linkLines.push_back(sourceLine);
+      for (size_t i = 0; i < tab.sourceLines.size() && tab.linkLines.size() < kMaxMarks; ++i)
+        if (tab.sourceLines[i] == sourceLine) tab.linkLines.push_back(static_cast<int>(i) + 1);
+      if (isListing) {
+        counts << QString("%1 in %2").arg(tab.linkLines.size()).arg(title);
+        tab.mirrorLine = sourceLine;
+        if (tab.mirror && !(fromBeside && title == from)) moveTo(tab.mirror, sourceLine);
+      }
+      if (!tab.linkLines.empty() && (title != from || fromBeside)) moveTo(tab.edit, tab.linkLines.front());
+    }
+    showMarks(tab);
+  }
+  QString status = sourceLine > 0 && !counts.isEmpty() ? QString("%1 line %2: %3").arg(sourceTitle).arg(sourceLine).arg(counts.join(", ")) : QString();
+  if (status != linkStatus_) {
+    linkStatus_ = status;
+    emit linked(status);
+  }
+}
+
+namespace {
+
+QList<QTextEdit::ExtraSelection> marksOn(QPlainTextEdit* e, const std::vector<int>& lines, const char* color) {
+  QList<QTextEdit::ExtraSelection> out;
+  for (int line : lines) {
+    QTextBlock b = e->document()->findBlockByNumber(line - 1);
+    if (!b.isValid()) continue;
+    QTextEdit::ExtraSelection sel;
+    sel.format.setBackground(QColor(color));
+    sel.format.setProperty(QTextFormat::FullWidthSelection, true);
+    sel.cursor = QTextCursor(b);
+    out.push_back(sel);
+  }
+  return out;
+}
+
+const char* const kKernelColor = "#fff2b3";  // the selection's kernels
+const char* const kLinkColor = "#cfe3ff";    // the lines of one source line
+
+}  // namespace
+
+void CodeView::showMarks(Tab& tab) {
+  tab.edit->setExtraSelections(marksOn(tab.edit, tab.kernelLines, kKernelColor) + marksOn(tab.edit, tab.linkLines, kLinkColor));
+  if (!tab.mirror) return;
+  auto source = tabs_.find(tab.sourceTitle);  // the source's kernel marks, as its own tab has them
+  std::vector<int> kernel = source != tabs_.end() ? source->second.kernelLines : std::vector<int>{};
+  std::vector<int> link = tab.mirrorLine ? std::vector<int>{tab.mirrorLine} : std::vector<int>{};
+  tab.mirror->setExtraSelections(marksOn(tab.mirror, kernel, kKernelColor) + marksOn(tab.mirror, link, kLinkColor));
+}
+
+int CodeView::linkedLines(const QString& title) const {
+  auto it = tabs_.find(title);
+  return it == tabs_.end() ? 0 : static_cast<int>(it->second.linkLines.size());
 }
 
 void CodeView::apply(Tab& tab) {
@@ -228,7 +388,7 @@ void CodeView::flushOne() {
   flushScheduled_ = false;
   Tab* next = nullptr;
   for (auto& [title, tab] : tabs_)
-    if (tab.hasPending && (!next || tab.edit == currentWidget())) next = &tab;
+    if (tab.hasPending && (!next || tab.page == currentWidget())) next = &tab;
   if (!next) return;
   apply(*next);
   for (auto& [title, tab] : tabs_)
@@ -245,39 +405,49 @@ void CodeView::flushAll() {
 
 int CodeView::highlightOrigins(const std::set<int64_t>& traced) {
   flushAll();
-  int currentLines = 0;
-  QPlainTextEdit* withHits = nullptr;
+  auto hit = [&](const KernelSpan& k) { return std::any_of(k.origins.begin(), k.origins.end(), [&](int64_t o) { return traced.count(o) > 0; }); };
   for (auto& [title, tab] : tabs_) {
-    QList<QTextEdit::ExtraSelection> marks;
-    int firstHit = 0;
-    for (const KernelSpan& k : tab.kernels) {
-      bool hit = std::any_of(k.origins.begin(), k.origins.end(), [&](int64_t o) { return traced.count(o) > 0; });
-      if (!hit) continue;
-      if (!firstHit) firstHit = k.firstLine;
-      for (int line = k.firstLine; line <= k.lastLine; ++line) {
-        QTextEdit::ExtraSelection sel;
-        sel.format.setBackground(QColor("#fff2b3"));
-        sel.format.setProperty(QTextFormat::FullWidthSelection, true);
-        sel.cursor = QTextCursor(tab.edit->document()->findBlockByNumber(line - 1));
-        marks.push_back(sel);
+    tab.kernelLines.clear();
+    tab.linkLines.clear();
+    tab.mirrorLine = 0;
+    if (tab.sourceTitle.isEmpty()) {
+      for (const KernelSpan& k : tab.kernels)
+        if (hit(k))
+          for (int line = k.firstLine; line <= k.lastLine; ++line) tab.kernelLines.push_back(line);
+    } else {  // a listing: the lines compiled from those kernels' lines
+      auto source = tabs_.find(tab.sourceTitle);
+      std::vector<std::pair<int, int>> spans;
+      if (source != tabs_.end())
+        for (const KernelSpan& k : source->second.kernels)
+          if (hit(k)) spans.push_back({k.firstLine, k.lastLine});
+      for (size_t i = 0; i < tab.sourceLines.size() && !spans.empty(); ++i)
+        if (std::any_of(spans.begin(), spans.end(), [&](const auto& s) { return tab.sourceLines[i] >= s.first && tab.sourceLines[i] <= s.second; }))
+          tab.kernelLines.push_back(static_cast<int>(i) + 1);
+    }
+  }
+  int currentLines = 0;
+  QWidget* withHits = nullptr;
+  for (auto& [title, tab] : tabs_) {
+    showMarks(tab);
+    if (!tab.kernelLines.empty()) {
+      moveTo(tab.edit, tab.kernelLines.front());
+      if (tab.mirror) {
+        auto source = tabs_.find(tab.sourceTitle);
+        if (source != tabs_.end() && !source->second.kernelLines.empty()) moveTo(tab.mirror, source->second.kernelLines.front());
       }
     }
-    tab.edit->setExtraSelections(marks);
-    if (firstHit) {
-      QTextCursor c(tab.edit->document()->findBlockByNumber(firstHit - 1));
-      tab.edit->blockSignals(true);
-      tab.edit->setTextCursor(c);
-      tab.edit->blockSignals(false);
-      tab.edit->centerCursor();
-    }
-    if (tab.edit == currentWidget()) currentLines = static_cast<int>(marks.size());
-    if (!marks.isEmpty() && !withHits) withHits = tab.edit;
+    if (tab.page == currentWidget()) currentLines = static_cast<int>(tab.kernelLines.size());
+    if (!tab.kernelLines.empty() && !withHits) withHits = tab.page;
+  }
+  if (!linkStatus_.isEmpty()) {
+    linkStatus_.clear();
+    emit linked(linkStatus_);
   }
   // the code of what was selected, not a tab that has none of it
   if (currentLines == 0 && withHits) {
     setCurrentWidget(withHits);
     for (const auto& [title, tab] : tabs_)
-      if (tab.edit == withHits) currentLines = static_cast<int>(tab.edit->extraSelections().size());
+      if (tab.page == withHits) currentLines = static_cast<int>(tab.kernelLines.size());
   }
   return currentLines;
 }

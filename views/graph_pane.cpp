@@ -266,6 +266,7 @@ void GraphPane::expand(const std::string& scope) {
   std::vector<std::string> inside = g->folding->members(scope);
   centreScope_ = scope;
   setExpanded(e, inside.empty() ? "" : g->folding->visibleItem(inside.front(), e));
+  emit scopeToggled(QString::fromStdString(scope), describeScope(scope, true));
 }
 
 void GraphPane::collapse(const std::string& scope) {
@@ -276,6 +277,7 @@ void GraphPane::collapse(const std::string& scope) {
     it = *it == scope || it->rfind(scope + ".", 0) == 0 ? e.erase(it) : std::next(it);
   std::vector<std::string> inside = g->folding->members(scope);
   setExpanded(e, inside.empty() ? "" : g->folding->visibleItem(inside.front(), e));
+  emit scopeToggled(QString::fromStdString(scope), describeScope(scope, false));
 }
 
 void GraphPane::expandToDepth(int depth) {
@@ -409,12 +411,7 @@ QStringList GraphPane::describe(const std::string& item) const {
   if (!g) return lines;
   lines << QString("%1 pane, graph %2").arg(title(), g->name);
   if (g->folding) {
-    if (std::string scope = g->folding->boxScope(item); !scope.empty()) {
-      lines << "folded scope: " + QString::fromStdString(scope);
-      lines << QString::fromStdString(g->folding->describeScope(scope));
-      lines << "(double-click to open it)";
-      return lines;
-    }
+    if (std::string scope = g->folding->boxScope(item); !scope.empty()) return describeScope(scope, false);
     lines << "node: " + QString::fromStdString(item);
     lines << view_->tooltipOf(item).split('\n');
     if (view_->labelOf(item) != view_->tooltipOf(item)) lines << "label: " + view_->labelOf(item).replace('\n', "  ");
@@ -422,6 +419,14 @@ QStringList GraphPane::describe(const std::string& item) const {
     if (!placed.empty()) lines << "drawn in scope: " + QString::fromStdString(placed);
   }
   return lines;
+}
+
+QStringList GraphPane::describeScope(const std::string& scope, bool open) const {
+  const PaneGraph* g = current();
+  if (!g || !g->folding) return {};
+  return {QString("%1 pane, graph %2").arg(title(), g->name), (open ? "opened scope: " : "folded scope: ") + QString::fromStdString(scope),
+          QString::fromStdString(g->folding->describeScope(scope)),
+          open ? "(drawn inside its frame; double-click inside the frame to fold it again)" : "(double-click to open it)"};
 }
 
 void GraphPane::onDoubleClick(const QString& item) {

@@ -79,6 +79,7 @@ public:
   int highlightOrigins(const std::set<int64_t>& traced);
   // What the properties panel shows for an item, as plain text lines.
   QStringList describe(const std::string& item) const;
+  QStringList describeScope(const std::string& scope, bool open) const;
 
 signals:
   void nodeClicked(const QString& graph, const QString& item);
@@ -86,6 +87,9 @@ signals:
   // "Why not fused?" asked of two selected nodes (the fused pane's context menu).
   void whyNotFusedRequested(const QString& graph, const QString& a, const QString& b);
   void layoutShown();  // a graph or a re-layout is drawn
+  // A scope opened or folded again, with what the properties panel should now say of it (the box
+  // described before is gone from the drawing).
+  void scopeToggled(const QString& scope, const QStringList& description);
 
 private:
   void show(int index);

@@ -32,6 +32,7 @@
 #include "core/pipeline/stage_table.h"
 #include "report/html_report.h"
 #include "report/session_summary.h"
+#include "report/stage_view.h"
 #include "sessions/session_store.h"
 #include "views/code_view.h"
 #include "views/compare_view.h"
@@ -242,6 +243,11 @@ void MainWindow::buildUi() {
     panes_.push_back(p);
     hsplit->addWidget(p);
     connect(p, &GraphPane::nodeClicked, this, [this, i](const QString&, const QString& node) { selectNode(i, node); });
+    connect(p, &GraphPane::scopeToggled, this, [this](const QString&, const QStringList& description) {
+      QString html;  // the box Properties described is gone: say what became of it
+      for (const QString& l : description) html += "<div>" + l.toHtmlEscaped() + "</div>";
+      properties_->setHtml(html);
+    });
     connect(p, &GraphPane::focusToggled, this, [this, i] { focusPane(focused_ == i ? -1 : i); });
     connect(p, &GraphPane::whyNotFusedRequested, this, [this](const QString& graph, const QString& a, const QString& b) {
       QString answer = whyNotFused(graph, a, b);
@@ -280,7 +286,11 @@ void MainWindow::buildUi() {
   connect(code_, &CodeView::kernelClicked, this, [this](const QString& kernel, const std::vector<int64_t>& origins) {
     std::set<int64_t> traced(origins.begin(), origins.end());
     for (GraphPane* p : panes_) p->highlightOrigins(traced);
-    statusBar()->showMessage(QString("%1: computes %2 traced node(s)").arg(kernel).arg(traced.size()));
+    QString linked = code_->linkStatus();
+    statusBar()->showMessage(QString("%1: computes %2 traced node(s)").arg(kernel).arg(traced.size()) + (linked.isEmpty() ? "" : " · " + linked));
+  });
+  connect(code_, &CodeView::linked, this, [this](const QString& status) {
+    if (!status.isEmpty()) statusBar()->showMessage(status);
   });
   auto* dock = new QDockWidget("Properties", this);
   dock->setObjectName("properties");
@@ -532,6 +542,7 @@ void MainWindow::onStageDone(const StageResult& r) {
                             .arg(model_->currentText()));
   if (r.last && viewingStored_) {  // its recorded profile too, if it was run
     statusBar()->showMessage(QString("stored session %1: %2 stages shown as recorded").arg(session_).arg(done_.size()));
+    showListings();
     lastSample_ = 0;
     pollProfile();
   }
@@ -787,19 +798,23 @@ void MainWindow::onRunFinished(int code, QProcess::ExitStatus status) {
     showError("Run failed", why + "\n\n" + (err + out).right(3000));
     return;
   }
+  if (!showListings()) return;
+  statusBar()->showMessage("run finished: " + out.section('\n', -3).trimmed().left(300));
+}
+
+// The compiled listings the session holds (a run writes them), each linked line by line to its
+// source tab.
+bool MainWindow::showListings() {
   try {
     if (reader_)
-      for (const StoredSource& s : reader_->sources(session_)) {
-        QString g = QString::fromStdString(s.graph);
-        if (s.kind == "llvm_ir") code_->setCode("LLVM IR " + g, "llvm_ir", QString::fromStdString(s.body));
-        if (s.kind == "asm") code_->setCode("asm " + g, "asm", QString::fromStdString(s.body));
-        if (s.kind == "ptx") code_->setCode("PTX " + g, "ptx", QString::fromStdString(s.body));
-        if (s.kind == "sass") code_->setCode("SASS " + g, "sass", QString::fromStdString(s.body));
-      }
+      for (const CodeViewData& l : listingViews(reader_->sources(session_), reader_->kernelSpans(session_)))
+        code_->setListing(QString::fromStdString(l.title), QString::fromStdString(l.language), QString::fromStdString(l.sourceTitle),
+                          QString::fromStdString(l.text), l.sourceLines);
+    return true;
   } catch (const std::exception& e) {
-    return showError("Cannot read the run's code from the session", e.what());
+    showError("Cannot read the compiled code from the session", e.what());
+    return false;
   }
-  statusBar()->showMessage("run finished: " + out.section('\n', -3).trimmed().left(300));
 }
 
 void MainWindow::refreshCandidates() {

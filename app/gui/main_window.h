@@ -135,6 +135,7 @@ private:
   void refreshPipelineBar();
   QString nextStageName() const;
   void refreshCandidates();
+  bool showListings();
   void showError(const QString& title, const QString& message);
   void ensureStarted();
   CompileRequest currentRequest() const;

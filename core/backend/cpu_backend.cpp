@@ -1,6 +1,7 @@
 // The CPU row of the backend table: C++ (core/codegen/cpu), compiled in process by clang/LLVM,
 // run on the thread pool.
 #include "core/backend/backend.h"
+#include "core/codegen/compiled_listing.h"
 #include "core/codegen/cpu/cpp_codegen.h"
 #include "core/codegen/cpu/jit_compiler.h"
 
@@ -26,7 +27,7 @@ public:
 
   CompiledModule compile(const GeneratedModule& m) const override {
     auto c = compileCpuModule(m.source);
-    return {{{"llvm_ir", c->llvmIR}, {"asm", c->assembly()}}, c->fromCache ? "clang/LLVM -O3 (cached)" : "clang/LLVM -O3"};
+    return {{{"llvm_ir", c->llvmIR}, {"asm", c->assembly(ownLinesFrom(m))}}, c->fromCache ? "clang/LLVM -O3 (cached)" : "clang/LLVM -O3"};
   }
 
   RunReport run(const Pipeline& p, const RunOptions& o, const RunHooks& hooks) const override {

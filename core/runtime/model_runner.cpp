@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 
+#include "core/codegen/compiled_listing.h"
 #include "core/codegen/cpu/jit_compiler.h"
 #include "core/interp/interpreter.h"
 #include "core/codegen/cuda/cuda_codegen.h"
@@ -147,7 +148,7 @@ RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads
     report.fromCache = compiled->fromCache;
     if (hooks.compiled) {
       hooks.compiled(p.graphName(i), "llvm_ir", compiled->llvmIR);
-      hooks.compiled(p.graphName(i), "asm", compiled->assembly());
+      hooks.compiled(p.graphName(i), "asm", compiled->assembly(ownLinesFrom(modules[i])));
     }
     exes.push_back(std::make_unique<CpuExecutable>(p.loops()[i], p.schedules()[i], modules[i].as<CppModule>(), compiled, pool));
     report.peakIntermediateBytes += p.schedules()[i].memory.peakIntermediateBytes;

@@ -11,6 +11,8 @@
 #include <QLineEdit>
 #include <QElapsedTimer>
 #include <QScrollBar>
+#include <QStatusBar>
+#include <QTextBlock>
 #include <QTextStream>
 #include <QTimer>
 #include <QtTest>
@@ -169,6 +171,37 @@ private slots:
     shot(w.get(), "03_profile");
     for (QTabWidget* charts : w->profileView()->findChildren<QTabWidget*>()) charts->setCurrentIndex(1);
     shot(w.get(), "03b_profile_memory");
+    // Compiler Explorer's linking: an asm line marks the C++ line it was compiled from (in the
+    // source beside it and in the C++ tab) and that line's LLVM IR; its kernel is selected
+    CodeView* code = w->codeView();
+    QPlainTextEdit* as = code->editor("asm forward");
+    QVERIFY(as);
+    w->tabs()->setCurrentWidget(code);
+    code->setCurrentWidget(as->parentWidget());
+    QVERIFY(!code->findChildren<QPlainTextEdit*>().isEmpty());
+    QTextBlock b = as->document()->firstBlock();
+    for (; b.isValid(); b = b.next()) {
+      for (GraphPane* p : {w->pane(0), w->pane(1), w->pane(2), w->pane(3)}) p->highlightOrigins({});
+      as->setTextCursor(QTextCursor(b));
+      if (code->linkStatus().startsWith("C++ forward line") && w->pane(3)->view()->highlightedCount() > 0) break;
+    }
+    QVERIFY2(b.isValid(), "no asm line of forward links to a kernel's C++ line");
+    QCOMPARE(code->linkedLines("C++ forward"), 1);
+    int sourceLine = code->linkStatus().section(':', 0, 0).section(' ', -1).toInt();
+    QVERIFY(sourceLine > 0);
+    QPlainTextEdit* beside = code->sourceBeside("asm forward");
+    QVERIFY(beside && beside->isVisible());
+    QCOMPARE(beside->textCursor().blockNumber() + 1, sourceLine);  // the source beside shows that line
+    QVERIFY(!beside->extraSelections().isEmpty());
+    // the relu's vector max sits on the kernel line that calls fb_max (a prelude helper inlined there)
+    QTextCursor vmax = as->document()->find("vmaxps");
+    QVERIFY(!vmax.isNull());
+    as->setTextCursor(vmax);
+    QVERIFY2(beside->textCursor().block().text().contains("fb_max("), qPrintable(beside->textCursor().block().text()));
+    QVERIFY(code->linkedLines("LLVM IR forward") >= 1);
+    QVERIFY(code->linkedLines("asm forward") >= 1);
+    QVERIFY2(w->statusBar()->currentMessage().contains("C++ forward line"), qPrintable(w->statusBar()->currentMessage()));
+    shot(w.get(), "03c_code_linked");
 
     // A second config of the same model, then the fusion comparison of the two sessions.
     w->setFusion(false);
@@ -437,9 +470,13 @@ private slots:
     QVERIFY(p->expanded().count("mlp"));
     QVERIFY(p->view()->nodeCount() > folded);
     QVERIFY(!p->view()->hasItem(box));
+    // Properties says what became of the box it described, not "double-click to open it"
+    QVERIFY2(w->propertiesText().contains("opened scope: mlp") && !w->propertiesText().contains("double-click to open"),
+             qPrintable(w->propertiesText()));
     p->collapse("mlp");
     QTRY_VERIFY(!p->layoutPending());
     QCOMPARE(p->view()->nodeCount(), folded);
+    QVERIFY2(w->propertiesText().contains("folded scope: mlp"), qPrintable(w->propertiesText()));
     w->focusPane(2);
     QVERIFY(!w->pane(0)->isVisible() && w->pane(2)->isVisible());
     QVERIFY(p->focusButton()->isChecked());

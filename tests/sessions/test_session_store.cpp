@@ -244,7 +244,7 @@ TEST(SessionStore, MigratesAVersion1File) {
   }
   rawSql(t.path, "DROP TABLE layout_cache; DROP TABLE graph_node; DROP TABLE kernel_span; DROP TABLE kernel_op; "
                  "DROP TABLE schedule_summary; ALTER TABLE session DROP COLUMN name; ALTER TABLE session DROP COLUMN notes; "
-                 "ALTER TABLE session DROP COLUMN tags; PRAGMA user_version = 1");
+                 "ALTER TABLE session DROP COLUMN tags; ALTER TABLE profile_sample DROP COLUMN start_ms; PRAGMA user_version = 1");
   SessionStore s = SessionStore::open(t.path, false);
   EXPECT_EQ(s.session(id).model, "mlp");
   EXPECT_FALSE(s.cachedLayout("x"));

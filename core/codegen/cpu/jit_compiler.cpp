@@ -22,6 +22,7 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IRReader/IRReader.h>
 #include <llvm/Support/SourceMgr.h>
+#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Module.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -103,7 +104,7 @@ std::unique_ptr<llvm::orc::LLJIT> makeJit() {
 // prelude's own; sqrt, floor and fabs are builtins that vectorize.
 const char* const kOpaqueLibmCalls[] = {"sinf", "cosf", "atanf", "powf", "exp", "tanh", "erf", "pow", "sin", "cos", "atan"};
 
-std::string emitAssembly(const llvm::Module& m) {
+std::string emitAssembly(const llvm::Module& m, int ownLinesFrom) {
   std::string error;
   std::string triple = m.getTargetTriple();
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
@@ -119,6 +120,18 @@ std::string emitAssembly(const llvm::Module& m) {
                                                                       llvm::CodeGenOpt::Aggressive));
   std::unique_ptr<llvm::Module> clone = llvm::CloneModule(m);
   clone->setDataLayout(tm->createDataLayout());
+  // A .loc line names one line, not the chain of where code was inlined: for code inlined from a
+  // prelude helper, the first location out that is the kernels' own code, as readListing links
+  // the IR. Locations only: the code is the same.
+  for (llvm::Function& f : *clone)
+    for (llvm::BasicBlock& b : f)
+      for (llvm::Instruction& i : b) {
+        const llvm::DILocation* loc = i.getDebugLoc().get();
+        if (!loc || !loc->getInlinedAt() || static_cast<int>(loc->getLine()) >= ownLinesFrom) continue;
+        const llvm::DILocation* own = loc;
+        while (own->getInlinedAt() && static_cast<int>(own->getLine()) < ownLinesFrom) own = own->getInlinedAt();
+        if (static_cast<int>(own->getLine()) >= ownLinesFrom) i.setDebugLoc(llvm::DebugLoc(own));
+      }
   llvm::SmallString<0> out;
   llvm::raw_svector_ostream os(out);
   llvm::legacy::PassManager pm;
@@ -132,19 +145,19 @@ std::string emitAssembly(const llvm::Module& m) {
 bool cpuJitAvailable() { return true; }
 
 struct CompiledCpuModule::LazyAssembly {
-  std::once_flag once;
-  std::string text;
+  std::mutex mutex;
+  std::map<int, std::string> text;  // by ownLinesFrom (one value per source in practice)
 };
 
-std::string CompiledCpuModule::assembly() const {
+std::string CompiledCpuModule::assembly(int ownLinesFrom) const {
   if (!lazyAssembly) return "; no assembly";
-  std::call_once(lazyAssembly->once, [&] {
-    llvm::LLVMContext context;
-    llvm::SMDiagnostic error;
-    std::unique_ptr<llvm::Module> m = llvm::parseIR(llvm::MemoryBufferRef(llvmIR, "module"), error, context);
-    lazyAssembly->text = m ? emitAssembly(*m) : "; no assembly: " + error.getMessage().str();
-  });
-  return lazyAssembly->text;
+  std::lock_guard<std::mutex> lock(lazyAssembly->mutex);
+  auto it = lazyAssembly->text.find(ownLinesFrom);
+  if (it != lazyAssembly->text.end()) return it->second;
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic error;
+  std::unique_ptr<llvm::Module> m = llvm::parseIR(llvm::MemoryBufferRef(llvmIR, "module"), error, context);
+  return lazyAssembly->text[ownLinesFrom] = m ? emitAssembly(*m, ownLinesFrom) : "; no assembly: " + error.getMessage().str();
 }
 
 std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& source) {
@@ -167,8 +180,11 @@ std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& sou
   // depending on its other uses, so a value recomputed in two kernels could differ in the last bit
   // and an eq against a saved max no longer hold (the gradient of a tied amin was inf). Sums opt in
   // per accumulation (kReassociatePragma) so they still vectorize. -w: warnings about generated code
-  // are no use to anyone and were printed as "N warnings generated." on stderr.
+  // are no use to anyone and were printed as "N warnings generated." on stderr. Line tables only
+  // (-gline-tables-only): the IR and assembly listings link each line to its C++ line
+  // (core/codegen/compiled_listing); debug info does not change the code LLVM makes.
   std::vector<std::string> argStore = {"-x", "c++", "-std=c++17", "-O3", "-w", "-ffp-contract=on", "-fno-signed-zeros",
+                                       "-debug-info-kind=line-tables-only", "-dwarf-version=5",
                                        "-fno-rtti", "-triple", llvm::sys::getProcessTriple(),
                                        "-target-cpu", cpu, "-vectorize-loops", "-vectorize-slp", "-nostdsysteminc",
                                        "-nobuiltininc", fileName};
@@ -236,7 +252,7 @@ std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& sou
 bool cpuJitAvailable() { return false; }
 
 struct CompiledCpuModule::LazyAssembly {};
-std::string CompiledCpuModule::assembly() const { return "; no assembly: built without LLVM"; }
+std::string CompiledCpuModule::assembly(int) const { return "; no assembly: built without LLVM"; }
 
 std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& source) {
   throw Error("this build has no CPU backend: configure with LLVM 16 and libclang-cpp 16 (FUSEBOX_WITH_LLVM=ON); source hash " +

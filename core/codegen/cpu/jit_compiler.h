@@ -14,8 +14,10 @@ struct CompiledCpuModule {
   void* entry = nullptr;       // fusebox_main(const FuseboxRuntime*, void* const*)
   long* fault = nullptr;       // fusebox_fault[3]: node id + 1, index, size of the first index fault
   std::string llvmIR;          // after optimization
-  // Host assembly of the whole module, emitted from llvmIR on the first call (thread-safe).
-  std::string assembly() const;
+  // Host assembly of the whole module, emitted from llvmIR on the first call (thread-safe). Its
+  // .loc lines name, for code inlined from a helper, the line that called it at or below
+  // `ownLinesFrom` (core/codegen/compiled_listing: the first kernel's first line).
+  std::string assembly(int ownLinesFrom = 0) const;
   double compileMs = 0;
   bool fromCache = false;
   std::string sourceHash;

@@ -86,8 +86,9 @@ std::shared_ptr<const CompiledCudaModule> compileCudaModule(const std::string& s
   // No implicit contraction: NVVM would fuse a*b+c into one fma depending on the kernel around
   // it, so a value recomputed in the backward could differ by an ulp from the forward's saved
   // one, and a gradient mask `x == amax(x)` would miss its element. The prelude's dot-product
-  // loops call fmaf themselves.
-  std::vector<const char*> opts = {archOpt.c_str(), "-std=c++17", "--fmad=false", "-default-device"};
+  // loops call fmaf themselves. -lineinfo: .loc lines in the PTX (and, through ptxas, in the
+  // SASS) link each instruction to its CUDA line; it does not change the code.
+  std::vector<const char*> opts = {archOpt.c_str(), "-std=c++17", "--fmad=false", "-default-device", "-lineinfo"};
   nvrtcResult r = nv.nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
   size_t logSize = 0;
   nv.nvrtcGetProgramLogSize(prog, &logSize);

@@ -102,11 +102,11 @@ SassListing disassembleSass(const std::string& ptx, int computeCapability) {
     std::ofstream(dir / "module.ptx", std::ios::binary) << ptx.substr(0, ptx.find('\0'));
     std::string arch = "sm_" + std::to_string(computeCapability);
     fs::path cubin = dir / "module.cubin", log = dir / "tool.log";
-    if (runTool({ptxas, "-arch=" + arch, "-o", cubin.string(), (dir / "module.ptx").string()}, log) != 0) {
+    if (runTool({ptxas, "-arch=" + arch, "-lineinfo", "-o", cubin.string(), (dir / "module.ptx").string()}, log) != 0) {
       out.text = "// SASS: ptxas -arch=" + arch + " failed: " + firstLine(readBounded(log)) + "\n";
     } else {
       std::vector<std::string> argv = nvdisasm.empty() ? std::vector<std::string>{cuobjdump, "-sass", cubin.string()}
-                                                       : std::vector<std::string>{nvdisasm, "-c", "-g", cubin.string()};
+                                                       : std::vector<std::string>{nvdisasm, "-c", "-gi", cubin.string()};
       fs::path listing = dir / "module.sass";
       if (runTool(argv, listing) != 0) {
         out.text = "// SASS: " + fs::path(argv[0]).filename().string() + " failed: " + firstLine(readBounded(listing)) + "\n";
