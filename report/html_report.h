@@ -20,6 +20,13 @@ struct ReportOptions {
   // Only the generated source of the session's own target (a CPU session's CUDA translation is
   // left out of a printed report).
   bool ownTargetOnly = false;
+  // Which sections: the summary (header, stages, profile, partitions), the details (decisions,
+  // kernels, code, compile log), or both. The PDF puts its graph pages between the two.
+  enum class Part { Whole, Summary, Details };
+  Part part = Part::Whole;
+  // Generated sources from their first kernel on: the prelude of helpers every module repeats
+  // (hundreds of lines) left out with one line saying so, the buffer table at the top kept.
+  bool preludeOut = false;
 };
 
 std::string htmlReport(const SessionStore& store, int64_t session, const ReportOptions& options = {});

@@ -5,10 +5,22 @@
 #include <QPdfWriter>
 #include <QRegularExpression>
 #include <QSvgRenderer>
+#include <QAbstractTextDocumentLayout>
+#include <QTextBlock>
 #include <QTextDocument>
+#include <QTextLayout>
+#include <QTextTable>
 
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/pipeline/stage_table.h"
+#include "report/graph_fold.h"
 #include "report/graph_layout.h"
 #include "report/html_report.h"
+#include "report/stage_view.h"
 
 namespace fusebox {
 
@@ -29,21 +41,72 @@ void withGuiApplication(Write write) {
   write();
 }
 
-// HTML as text pages (QTextDocument does not draw inline SVG, so charts are dropped). The HTML
-// comes from report/html_report, which escaped everything taken from the session.
+// Where a page may end, in document coordinates: `rows` after a line of text or after a table row
+// (never inside one, so a row's cells stay together); `lines` after any line, for a row taller
+// than a page.
+struct PageBreaks {
+  std::vector<double> rows, lines;
+};
+
+PageBreaks pageBreaks(QTextDocument& doc) {
+  PageBreaks out;
+  std::map<std::pair<QTextTable*, int>, double> rowBottom;
+  QAbstractTextDocumentLayout* layout = doc.documentLayout();
+  for (QTextBlock b = doc.begin(); b.isValid(); b = b.next()) {
+    QRectF r = layout->blockBoundingRect(b);
+    QTextTable* table = QTextCursor(b).currentTable();
+    // the outermost table: a row of a table inside a cell is not a row of the page
+    for (QTextFrame* f = table ? table->parentFrame() : nullptr; f; f = f->parentFrame())
+      if (auto* outer = qobject_cast<QTextTable*>(f)) table = outer;
+    QTextLayout* lines = b.layout();
+    for (int i = 0; lines && i < lines->lineCount(); ++i) {
+      QTextLine l = lines->lineAt(i);
+      out.lines.push_back(r.top() + l.y() + l.height());
+      if (!table) out.rows.push_back(out.lines.back());
+    }
+    if (table) {
+      double& bottom = rowBottom[{table, table->cellAt(b.position()).row()}];
+      bottom = std::max(bottom, r.bottom());
+    }
+  }
+  for (const auto& [row, bottom] : rowBottom) out.rows.push_back(bottom);
+  std::sort(out.rows.begin(), out.rows.end());
+  std::sort(out.lines.begin(), out.lines.end());
+  return out;
+}
+
+// The last break in `breaks` after `top` + a quarter page and within the page; 0 when none.
+double lastBreak(const std::vector<double>& breaks, double top, double pageHeight) {
+  auto next = std::upper_bound(breaks.begin(), breaks.end(), top + pageHeight);
+  if (next == breaks.begin()) return 0;
+  double at = *std::prev(next);
+  return at > top + pageHeight / 4 ? at : 0;
+}
+
+// HTML as text pages (QTextDocument does not draw inline SVG: charts are named instead). The HTML
+// comes from report/html_report, which escaped everything taken from the session. Laid out as one
+// long page and cut at line and row ends (QTextDocument's own pages cut table rows in half).
 void drawHtmlPages(QPdfWriter& pdf, QPainter& painter, const QRectF& page, QString html, bool newPageFirst) {
   html.replace("<pre>", "<pre style='white-space: pre-wrap; font-size: 7pt'>");  // long code lines wrap, not cut at the margin
-  html.replace(QRegularExpression("<svg.*?</svg>", QRegularExpression::DotMatchesEverythingOption), "");
+  html.replace(QRegularExpression("<svg.*?</svg>", QRegularExpression::DotMatchesEverythingOption),
+               "<p class=meta>(a chart: in the HTML report and the GUI's Profile tab)</p>");
   QTextDocument doc;
   doc.setHtml(html);
-  doc.setPageSize(page.size());
-  if (newPageFirst) pdf.newPage();
-  for (int p = 0; p < doc.pageCount(); ++p) {
-    if (p) pdf.newPage();
+  doc.setPageSize(QSizeF(page.width(), 1e9));  // one page: this function cuts it
+  PageBreaks breaks = pageBreaks(doc);
+  const double height = breaks.lines.empty() ? doc.documentLayout()->documentSize().height() : breaks.lines.back();  // past it: margin only
+  bool first = true;
+  for (double top = 0; top < height - 1;) {
+    double bottom = lastBreak(breaks.rows, top, page.height());
+    if (!bottom) bottom = lastBreak(breaks.lines, top, page.height());  // a row taller than a page
+    if (!bottom) bottom = top + page.height();
+    if (!first || newPageFirst) pdf.newPage();
+    first = false;
     painter.save();
-    painter.translate(0, -p * page.height());
-    doc.drawContents(&painter, QRectF(0, p * page.height(), page.width(), page.height()));
+    painter.translate(0, -top);
+    doc.drawContents(&painter, QRectF(0, top, page.width(), bottom - top));
     painter.restore();
+    top = bottom;
   }
 }
 
@@ -75,6 +138,108 @@ void writePdfComparisonHeadless(const SessionStore& storeA, int64_t a, const Ses
   withGuiApplication([&] { writePdfComparison(storeA, a, storeB, b, QString::fromStdString(path)); });
 }
 
+namespace {
+
+// A graph drawn smaller than this (Graphviz points to page pixels) no longer reads on paper; one
+// that would be is drawn at kTileScale (less only when wider than the page) across pages, the
+// page cut between them like a poster's.
+constexpr double kLegibleScale = 0.5;
+constexpr double kTileScale = 0.75;
+constexpr int kMaxTilesWhole = 3;      // more, and a graph with module scopes is folded instead
+constexpr int kMaxTiles = 4;           // per drawing; more would shrink it below kTileScale
+constexpr size_t kMaxScopePages = 12;  // per graph; the overview names the rest
+constexpr double kHeader = 70;         // title and note
+
+struct DrawnGraph {
+  std::string svg, notDrawn;  // the SVG, or why there is none
+};
+
+DrawnGraph layOut(const std::string& dot) {
+  // The dot is bounded and rebuilt before layout (report/graph_layout.h); one that cannot be drawn
+  // is named on its page instead of failing the whole report.
+  try {
+    LayoutLimits limits;
+    limits.maxNodes = std::min(limits.maxNodes, ReportOptions{}.maxDrawnNodes);
+    return {renderSvg(dot, limits), ""};
+  } catch (const LayoutError& e) {
+    return {"", std::string("graph not drawn: ") + e.what()};
+  }
+}
+
+struct Tiling {
+  double scale = 1;
+  int pages = 1;
+};
+
+Tiling tilingFor(const QSizeF& size, const QRectF& area) {
+  if (size.isEmpty()) return {};
+  double fit = std::min({area.width() / size.width(), area.height() / size.height(), 1.5});
+  if (fit >= kLegibleScale) return {fit, 1};
+  double s = std::min(kTileScale, area.width() / size.width());
+  int pages = static_cast<int>(std::ceil(size.height() * s / area.height()));
+  if (pages > kMaxTiles) {
+    pages = kMaxTiles;
+    s = area.height() * kMaxTiles / size.height();
+  }
+  return {s, std::max(pages, 1)};
+}
+
+Tiling tilingFor(const DrawnGraph& g, const QRectF& area) {
+  return g.notDrawn.empty() ? tilingFor(QSvgRenderer(QByteArray::fromStdString(g.svg)).defaultSize(), area) : Tiling{};
+}
+
+// `g` on new pages, each under the title (plain text: session names cannot add markup) and the
+// note, cut across as many pages as its tiling says.
+void drawGraphPages(QPdfWriter& pdf, QPainter& painter, const QRectF& page, const QString& title, const QString& note, const DrawnGraph& g) {
+  const QRectF area(0, kHeader, page.width(), page.height() - kHeader);
+  Tiling t = tilingFor(g, area);
+  QSvgRenderer svg(QByteArray::fromStdString(g.svg));
+  QSizeF size = svg.defaultSize();
+  for (int i = 0; i < t.pages; ++i) {
+    pdf.newPage();
+    painter.setFont(QFont("Helvetica", 12, QFont::Bold));
+    painter.drawText(QRectF(0, 0, page.width(), 24), t.pages > 1 ? QString("%1 (part %2 of %3)").arg(title).arg(i + 1).arg(t.pages) : title);
+    painter.setFont(QFont("Helvetica", 9));
+    painter.drawText(QRectF(0, 30, page.width(), kHeader - 32), Qt::TextWordWrap, g.notDrawn.empty() ? note : QString::fromStdString(g.notDrawn));
+    if (!g.notDrawn.empty()) return;
+    painter.save();
+    painter.setClipRect(area);
+    svg.render(&painter, QRectF(area.x(), area.y() - i * area.height(), size.width() * t.scale, size.height() * t.scale));
+    painter.restore();
+  }
+}
+
+// A stage graph's pages: itself when it reads on a few pages; else, folded by module scope as the
+// GUI opens it, an overview, then each of the overview's boxes opened on pages of its own.
+void drawGraph(QPdfWriter& pdf, QPainter& painter, const QRectF& page, const QString& title, const GraphViewData& g) {
+  const QRectF area(0, kHeader, page.width(), page.height() - kHeader);
+  DrawnGraph whole = layOut(g.dot);
+  if (tilingFor(whole, area).pages <= kMaxTilesWhole || g.scopes.empty()) return drawGraphPages(pdf, painter, page, title, "", whole);
+  ScopeFolding folding(parseDot(g.dot), g.scopes, g.kernelClusters);
+  std::set<std::string> overview = folding.initialExpansion();
+  std::vector<std::string> boxes;  // the overview's boxes of more than one node
+  for (const std::string& scope : folding.scopes()) {
+    std::vector<std::string> levels = scopeLevels(scope);
+    bool shown = std::all_of(levels.begin(), levels.end() - 1, [&](const std::string& l) { return overview.count(l) > 0; });
+    if (shown && !overview.count(scope) && folding.members(scope).size() > 1) boxes.push_back(scope);
+  }
+  QString note = QString("Overview: %1 nodes, each module scope folded into one box; the pages after it open %2.")
+                     .arg(static_cast<int>(folding.graph().nodes.size()))
+                     .arg(boxes.size() > kMaxScopePages ? QString("the first %1 boxes (%2 more stay folded)").arg(kMaxScopePages).arg(boxes.size() - kMaxScopePages)
+                                                        : QString("each box"));
+  drawGraphPages(pdf, painter, page, title + " — overview", note, layOut(folding.foldedDot(overview)));
+  for (size_t i = 0; i < boxes.size() && i < kMaxScopePages; ++i) {
+    std::set<std::string> open = overview;
+    for (const std::string& scope : folding.scopes())
+      if (scope == boxes[i] || scope.rfind(boxes[i] + ".", 0) == 0) open.insert(scope);
+    drawGraphPages(pdf, painter, page, title + " — scope " + QString::fromStdString(boxes[i]),
+                   QString::fromStdString(folding.describeScope(boxes[i])), layOut(folding.foldedDot(open)));
+  }
+}
+
+}  // namespace
+
+// A summary first, then every stage's graphs, then the decisions, kernels and code.
 void writePdfReport(const SessionStore& store, int64_t session, const QString& path, bool includeCompiled) {
   QPdfWriter pdf(path);
   setUpPdf(pdf, "Fusebox report");
@@ -82,42 +247,18 @@ void writePdfReport(const SessionStore& store, int64_t session, const QString& p
   if (!painter.begin(&pdf)) throw Error("cannot write " + path.toStdString());
   const QRectF page(0, 0, pdf.width(), pdf.height());
   SessionInfo info = store.session(session);
-  bool first = true;
-  for (const StageArtifact& a : store.artifacts(session)) {
-    if (a.format != "dot") continue;
-    // The stored dot is bounded and rebuilt before layout (report/graph_layout.h); one that cannot
-    // be drawn is named on its page instead of failing the whole report.
-    std::string svgText, notDrawn;
-    try {
-      LayoutLimits limits;
-      limits.maxNodes = std::min(limits.maxNodes, ReportOptions{}.maxDrawnNodes);
-      svgText = renderSvg(a.body, limits);
-    } catch (const LayoutError& e) {
-      notDrawn = std::string("graph not drawn: ") + e.what();
-    }
-    QSvgRenderer svg(QByteArray::fromStdString(svgText));
-    if (!first) pdf.newPage();
-    first = false;
-    painter.setFont(QFont("Helvetica", 12, QFont::Bold));
-    // drawText takes plain text: session names cannot add markup here
-    painter.drawText(QRectF(0, 0, page.width(), 24), QString::fromStdString(info.model + " — " + a.stage + ": " + a.graph));
-    if (!notDrawn.empty()) {
-      painter.setFont(QFont("Helvetica", 10));
-      painter.drawText(QRectF(0, 30, page.width(), 60), Qt::TextWordWrap, QString::fromStdString(notDrawn));
-      continue;
-    }
-    QSizeF size = svg.defaultSize();
-    QRectF area(0, 30, page.width(), page.height() - 30);
-    double s = std::min(area.width() / size.width(), area.height() / size.height());
-    s = std::min(s, 1.5);
-    svg.render(&painter, QRectF(area.x(), area.y(), size.width() * s, size.height() * s));
-  }
-  // Tables and code as text pages after the graphs.
-  ReportOptions textOnly;
-  textOnly.graphs = false;
-  textOnly.compiledCode = includeCompiled;
-  textOnly.ownTargetOnly = !includeCompiled;
-  drawHtmlPages(pdf, painter, page, QString::fromStdString(htmlReport(store, session, textOnly)), !first);
+  ReportOptions text;
+  text.graphs = false;
+  text.compiledCode = includeCompiled;
+  text.ownTargetOnly = !includeCompiled;
+  text.preludeOut = !includeCompiled;
+  text.part = ReportOptions::Part::Summary;
+  drawHtmlPages(pdf, painter, page, QString::fromStdString(htmlReport(store, session, text)), false);
+  for (const StageDescriptor& d : stageTable())
+    for (const GraphViewData& g : stageView(d.stage, store.stageRecord(session, d.name)).graphs)
+      drawGraph(pdf, painter, page, QString::fromStdString(info.model + " — " + d.name + ": " + g.name), g);
+  text.part = ReportOptions::Part::Details;
+  drawHtmlPages(pdf, painter, page, QString::fromStdString(htmlReport(store, session, text)), true);
   painter.end();
 }
 

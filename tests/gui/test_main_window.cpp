@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QElapsedTimer>
 #include <QScrollBar>
+#include <QRegularExpression>
 #include <QStatusBar>
 #include <QTextBlock>
 #include <QTextStream>
@@ -236,6 +237,12 @@ private slots:
     QVERIFY2(w->lastError().isEmpty(), qPrintable(w->lastError()));
     QVERIFY(QFileInfo(dir_ + "/report.html").size() > 10000);
     QVERIFY(QFileInfo(dir_ + "/report.pdf").size() > 10000);
+    {  // a two-layer MLP's training report prints on under 25 pages (it was 171, then 32)
+      QFile pdf(dir_ + "/report.pdf");
+      QVERIFY(pdf.open(QIODevice::ReadOnly));
+      qsizetype pages = QString::fromLatin1(pdf.readAll()).count(QRegularExpression("/Type /Page[^s]"));
+      QVERIFY2(pages >= 8 && pages <= 25, qPrintable(QString("%1 pages").arg(pages)));
+    }
     // another model: the old comparison is gone, and sessions of other models are not offered
     w->setModel("lenet");
     QVERIFY(w->compareView()->regroupedRows() == 0);
