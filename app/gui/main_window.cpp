@@ -14,6 +14,9 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QResizeEvent>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
@@ -265,7 +268,13 @@ void MainWindow::buildUi() {
   scheduleText_->setFont(QFont("Monospace", 9));
   compare_ = new CompareView;
   tabs_->addTab(code_, "Code");
-  tabs_->addTab(profile_, "Profile");
+  // in a scroll area: its table, timeline and charts need 220 px, which a laptop's split has not
+  auto* profilePage = new QScrollArea;
+  profilePage->setWidget(profile_);
+  profilePage->setWidgetResizable(true);
+  profilePage->setFrameShape(QFrame::NoFrame);
+  profilePage->setMinimumHeight(80);
+  tabs_->addTab(profilePage, "Profile");
   decisions_ = new DecisionView;
   auto* scheduleSplit = new QSplitter(Qt::Horizontal);
   scheduleSplit->addWidget(decisions_);
@@ -281,6 +290,8 @@ void MainWindow::buildUi() {
   vsplit->setStretchFactor(0, 3);
   vsplit->setStretchFactor(1, 2);
   vsplit->setSizes({560, 360});
+  panesAndTabs_ = vsplit;
+  connect(vsplit, &QSplitter::splitterMoved, this, [this] { splitterMoved_ = true; });
   col->addWidget(vsplit, 1);
   setCentralWidget(central);
   connect(code_, &CodeView::kernelClicked, this, [this](const QString& kernel, const std::vector<int64_t>& origins) {
@@ -307,8 +318,38 @@ void MainWindow::buildUi() {
     QString f = QFileDialog::getSaveFileName(this, "Export comparison", "fusebox-comparison.html", "HTML (*.html);;PDF (*.pdf)");
     if (!f.isEmpty()) exportComparison(f);
   });
-  resize(1600, 1000);
+  // The screen it opens on, not 1600x1000 cut off on a 1366x768 laptop.
+  QRect screenRect = screen() ? screen()->availableGeometry() : QRect(0, 0, 1600, 1000);
+  resize(std::min(1600, screenRect.width()), std::min(1000, screenRect.height()));
 }
+
+// On a short window the graphs get 70% of the split (the code and tables below scroll), else 60%;
+// once the user drags the split, theirs stands.
+void MainWindow::resizeEvent(QResizeEvent* e) {
+  QMainWindow::resizeEvent(e);
+  splitForHeight();
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+  QMainWindow::showEvent(e);
+  if (!shownOnce_ && height() < 900 && !QSettings().contains("hideHelpBanner")) {  // its lines are the graphs' on a laptop
+    hintBox_->setVisible(false);
+    statusBar()->showMessage("New here? Help ▸ How to read this window explains the panes");
+  }
+  shownOnce_ = true;
+  splitForHeight();
+}
+
+void MainWindow::splitForHeight() {
+  QTimer::singleShot(0, this, [this] {  // after the layout has given the splitter its height
+    if (splitterMoved_ || !panesAndTabs_ || !isVisible()) return;
+    int total = panesAndTabs_->height();
+    int graphs = total * (height() < 900 ? 70 : 60) / 100;
+    panesAndTabs_->setSizes({graphs, total - graphs});
+  });
+}
+
+int MainWindow::graphPaneHeight() const { return panes_.empty() ? 0 : panes_.front()->view()->height(); }
 
 CompileRequest MainWindow::currentRequest() const {
   CompileRequest r;
@@ -764,7 +805,7 @@ void MainWindow::startProfileRun(int iterations) {
   profileIterations_ = iterations;
   profileDone_ = 0;
   profile_->clear("Running " + QString::number(iterations) + " iterations in a separate process…");
-  tabs_->setCurrentWidget(profile_);
+  tabs_->setCurrentIndex(tabs_->indexOf(profile_->parentWidget()->parentWidget()));  // the scroll area's viewport, then it
   runner_.start(runnerProgram_.isEmpty() ? QApplication::applicationFilePath() : runnerProgram_, args);
   poll_->start();
   refreshPipelineBar();

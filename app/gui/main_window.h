@@ -18,6 +18,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QSplitter;
 class QProgressBar;
 class QPlainTextEdit;
 class QPushButton;
@@ -104,6 +105,7 @@ public:
   bool busy() const { return busy_; }
   bool running() const { return runner_.state() != QProcess::NotRunning; }
   QString lastError() const { return lastError_; }
+  int graphPaneHeight() const;  // the first graph pane's drawing area (tests: small screens)
   void setShowDialogs(bool on) { dialogs_ = on; }  // tests read lastError() instead of a modal dialog
   // The `fusebox` binary that runs generated code (default: this executable).
   void setRunner(const QString& program) { runnerProgram_ = program; }
@@ -117,9 +119,12 @@ signals:
 
 protected:
   bool event(QEvent* e) override;
+  void resizeEvent(QResizeEvent* e) override;
+  void showEvent(QShowEvent* e) override;
 
 private:
   void buildUi();
+  void splitForHeight();
   void onStageDone(const StageResult& r);
   void onFailed(const QString& stage, const QString& message);
   void onStoredSessionOpened(qlonglong id, const QString& path, const QString& model, const QString& config,
@@ -179,6 +184,9 @@ private:
   std::vector<StoredKernel> kernelRecord_;
   QString kernelHtml(const QString& graph, const QString& kernel) const;  // the schedule's kernels with their ordered ops
   QTabWidget* tabs_ = nullptr;
+  QSplitter* panesAndTabs_ = nullptr;
+  bool splitterMoved_ = false;  // by the user: window resizes keep their split
+  bool shownOnce_ = false;
   QLabel* hint_ = nullptr;
   QWidget* hintBox_ = nullptr;  // the help banner and its close button
   QString failedModel_;

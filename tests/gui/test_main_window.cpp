@@ -12,6 +12,7 @@
 #include <QElapsedTimer>
 #include <QScrollBar>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTextBlock>
 #include <QTextStream>
@@ -459,6 +460,24 @@ private slots:
       again->pane(i)->searchBox()->setText("attn.c_proj");
       QVERIFY(again->pane(i)->searchHits() > 1);
     }
+  }
+
+  // A 1366x768 laptop: the window fits, the help banner waits in the Help menu, and the graph
+  // panes get most of the height (they were ~310 px, the window cut off at the bottom).
+  void laptopScreenGivesTheGraphsTheHeight() {
+    QSettings().remove("hideHelpBanner");  // a first start: no choice about the banner made yet
+    auto w = std::make_unique<MainWindow>(dir_ + "/gui.fbs");
+    w->setShowDialogs(false);
+    w->resize(1366, 740);  // 768 less a panel
+    w->show();
+    w->setModel("gpt2_block");
+    w->runAllStages();
+    QTRY_VERIFY_WITH_TIMEOUT(w->stagesDone().size() == 7 && !w->busy(), 60000);
+    QTRY_VERIFY2(w->graphPaneHeight() >= 360, qPrintable(QString("%1 px, banner %2").arg(w->graphPaneHeight()).arg(w->helpBannerShown())));
+    QVERIFY(!w->helpBannerShown());
+    QVERIFY(w->statusBar()->currentMessage().contains("How to read this window") || w->statusBar()->currentMessage().contains("done"));
+    QVERIFY(w->codeView()->height() >= 120);  // the code still reads below them
+    shot(w.get(), "13_laptop_1366x768");
   }
 
   // Double-click opens a folded scope and, inside it, folds it again; focus gives one pane the
