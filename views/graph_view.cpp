@@ -16,6 +16,11 @@
 namespace fusebox {
 
 namespace {
+constexpr int kMinimapWidth = 90, kMinimapHeight = 110;  // at most, in viewport pixels
+constexpr double kMinimapRoom = kMinimapHeight / 0.8 + 10;  // scene units: at the smallest zoom fitWidth uses
+}  // namespace
+
+namespace {
 constexpr int kNameRole = 0;     // QGraphicsItem::data key holding a node's dot name
 constexpr int kClusterRole = 1;  // ... holding a cluster's dot name
 
@@ -56,6 +61,7 @@ void GraphView::clearGraph(const QString& message) {
   highlighted_ = 0;
   auto* t = scene()->addSimpleText(message);
   t->setBrush(QColor("#777777"));
+  drawnRect_ = QRectF();
   scene()->setSceneRect(t->boundingRect().adjusted(-20, -20, 20, 20));
   resetTransform();
   minimap_->invalidate();
@@ -110,7 +116,10 @@ void GraphView::setGraph(const GraphLayout& l, const std::map<std::string, std::
     auto it = origins.find(n.name);
     nodes_[n.name] = {box, it != origins.end() ? it->second : std::vector<int64_t>{}, QString::fromStdString(n.label), tip};
   }
-  scene()->setSceneRect(QRectF(-20, -20, l.width + 40, l.height + 40));
+  // Room below and right of the graph for the overview in the corner: scrolled to the end, the
+  // last nodes clear it instead of staying under it.
+  drawnRect_ = QRectF(-20, -20, l.width + 40, l.height + 40);
+  scene()->setSceneRect(drawnRect_.adjusted(0, 0, kMinimapRoom, kMinimapRoom));
   minimap_->invalidate();
   fitWidth();
 }
@@ -195,7 +204,7 @@ void GraphView::centreOn(const std::string& name) {
 }
 
 void GraphView::fitWidth() {
-  QRectF r = scene()->sceneRect();
+  QRectF r = drawnRect_.isEmpty() ? scene()->sceneRect() : drawnRect_;
   if (r.isEmpty()) return;
   resetTransform();
   double s = std::min(1.0, viewport()->width() / r.width());
@@ -206,7 +215,7 @@ void GraphView::fitWidth() {
 }
 
 void GraphView::fitAll() {
-  if (!scene()->items().isEmpty()) fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+  if (!scene()->items().isEmpty()) fitInView(drawnRect_.isEmpty() ? scene()->sceneRect() : drawnRect_, Qt::KeepAspectRatio);
   // never zoom in past 1:1 when fitting a small graph
   if (transform().m11() > 1.0) resetTransform();
   updateMinimap();
@@ -263,12 +272,13 @@ void GraphView::scrollContentsBy(int dx, int dy) {
 void GraphView::updateMinimap() {
   if (!minimap_) return;
   QRectF scene = sceneRect(), seen = mapToScene(viewport()->rect()).boundingRect();
-  // Only worth its corner when the graph does not fit the pane.
-  bool needed = !nodes_.empty() && (seen.width() < scene.width() * 0.9 || seen.height() < scene.height() * 0.6);
+  // Only worth its corner when the graph (without the room for it) does not fit the pane.
+  QRectF graph = drawnRect_.isEmpty() ? scene : drawnRect_;
+  bool needed = !nodes_.empty() && (seen.width() < graph.width() * 0.9 || seen.height() < graph.height() * 0.6);
   minimap_->setVisible(needed);
   if (!needed) return;
   // In the bottom-right corner, where a top-down graph's first nodes are not.
-  QSize size(std::min(90, viewport()->width() / 5), std::min(110, viewport()->height() / 4));
+  QSize size(std::min(kMinimapWidth, viewport()->width() / 5), std::min(kMinimapHeight, viewport()->height() / 4));
   minimap_->setGeometry(viewport()->x() + viewport()->width() - size.width() - 4, viewport()->y() + viewport()->height() - size.height() - 4,
                         size.width(), size.height());
   minimap_->showView(scene, seen);

@@ -74,6 +74,7 @@ private:
     QString label, tooltip;
   };
   std::map<std::string, NodeItem> nodes_;
+  QRectF drawnRect_;  // the graph's own part of the scene (the scene adds room for the overview)
   int highlighted_ = 0;
   Minimap* minimap_ = nullptr;
 };

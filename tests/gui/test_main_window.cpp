@@ -28,6 +28,7 @@
 #include "views/session_browser.h"
 #include "views/kernel_timeline.h"
 #include "views/code_editor.h"
+#include "views/minimap.h"
 #include "views/decision_view.h"
 #include "views/partition_view.h"
 #include <QComboBox>
@@ -503,6 +504,18 @@ private slots:
     QTRY_VERIFY(!p->layoutPending());
     QCOMPARE(p->view()->nodeCount(), folded);
     QVERIFY2(w->propertiesText().contains("folded scope: mlp"), qPrintable(w->propertiesText()));
+    // scrolled to its end, the graph's last nodes clear the overview in the corner
+    w->pane(1)->expandToDepth(1000);  // every node: taller than the pane
+    QTRY_VERIFY(!w->pane(1)->layoutPending());
+    GraphView* joint = w->pane(1)->view();
+    joint->horizontalScrollBar()->setValue(joint->horizontalScrollBar()->maximum());
+    joint->verticalScrollBar()->setValue(joint->verticalScrollBar()->maximum());
+    auto* overview = joint->findChild<Minimap*>();
+    QVERIFY(overview && overview->isVisible());
+    QRect drawn = joint->mapFromScene(joint->scene()->itemsBoundingRect()).boundingRect();
+    QRect corner = overview->geometry().translated(-joint->viewport()->pos());
+    QVERIFY2(drawn.bottom() < corner.top() || drawn.right() < corner.left(),
+             qPrintable(QString("graph to (%1,%2), overview from (%3,%4)").arg(drawn.right()).arg(drawn.bottom()).arg(corner.left()).arg(corner.top())));
     w->focusPane(2);
     QVERIFY(!w->pane(0)->isVisible() && w->pane(2)->isVisible());
     QVERIFY(p->focusButton()->isChecked());
