@@ -32,24 +32,7 @@ void SessionRecording::compile(Pipeline& p, Stage last) {
   else runAndRecord(p, impl_->store, impl_->id, last);
 }
 
-void SessionRecording::compileBackend(const Pipeline& p) {
-  const Backend& backend = p.backend();
-  for (size_t i = 0; i < p.modules().size(); ++i) {
-    std::string graph = p.graphName(i);
-    auto t0 = std::chrono::steady_clock::now();
-    auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
-    try {
-      CompiledModule m = backend.compile(p.modules()[i]);
-      std::vector<StoredSource> sources;
-      for (const CompiledArtifact& a : m.artifacts) sources.push_back({graph, a.kind, a.text});
-      impl_->store.writeSources(impl_->id, sources);
-      impl_->store.writeCompileLog(impl_->id, {graph, backend.name(), true, m.log, ms()});
-    } catch (const Error& e) {
-      impl_->store.writeCompileLog(impl_->id, {graph, backend.name(), false, e.what(), ms()});
-      throw;
-    }
-  }
-}
+void SessionRecording::compileBackend(const Pipeline& p) { recordBackendCompile(impl_->store, impl_->id, p); }
 
 RunHooks SessionRecording::runHooks() { return recordingHooks(impl_->store, impl_->id, impl_->store.beginRun(impl_->id), impl_->target); }
 int64_t SessionRecording::id() const { return impl_->id; }

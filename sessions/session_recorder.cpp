@@ -1,6 +1,7 @@
 #include "sessions/session_recorder.h"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 
 #include "core/autograd/partition_comparison.h"
@@ -128,6 +129,25 @@ RunHooks recordingHooks(SessionStore& store, int64_t session, int run, const std
     store.appendProfile(session, samples);
   };
   return h;
+}
+
+void recordBackendCompile(SessionStore& store, int64_t session, const Pipeline& p) {
+  const Backend& backend = p.backend();
+  for (size_t i = 0; i < p.modules().size(); ++i) {
+    std::string graph = p.graphName(i);
+    auto t0 = std::chrono::steady_clock::now();
+    auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
+    try {
+      CompiledModule m = backend.compile(p.modules()[i]);
+      std::vector<StoredSource> sources;
+      for (const CompiledArtifact& a : m.artifacts) sources.push_back({graph, a.kind, a.text});
+      store.writeSources(session, sources);
+      store.writeCompileLog(session, {graph, backend.name(), true, m.log, ms()});
+    } catch (const Error& e) {
+      store.writeCompileLog(session, {graph, backend.name(), false, e.what(), ms()});
+      throw;
+    }
+  }
 }
 
 }  // namespace fusebox

@@ -21,6 +21,11 @@ StageRecord stageRecord(const Pipeline& p, Stage s);
 // transaction per stage, so an interrupted compile leaves every finished stage in the file).
 void runAndRecord(Pipeline& p, SessionStore& store, int64_t session, Stage last = Stage::Codegen);
 
+// Compiles each generated module with the pipeline's backend (clang/LLVM, NVRTC) and writes what
+// it made (LLVM IR and assembly; PTX and SASS) and a compile log per graph; rethrows the
+// compiler's Error after logging it.
+void recordBackendCompile(SessionStore& store, int64_t session, const Pipeline& p);
+
 // Hooks for runOnCpu / runOnCuda that write the compiled artifacts and every iteration's kernel
 // times (run number `run`) to the session as they happen.
 RunHooks recordingHooks(SessionStore& store, int64_t session, int run, const std::string& target);

@@ -100,6 +100,10 @@ MainWindow::MainWindow(const QString& sessionPath, QWidget* parent) : QMainWindo
     if (busy_) statusBar()->showMessage(what);
   });
   connect(worker_, &PipelineWorker::failed, this, &MainWindow::onFailed);
+  connect(worker_, &PipelineWorker::compiled, this, [this](const QString& problem) {
+    if (problem.isEmpty()) showListings();  // LLVM IR and asm, or PTX and SASS, beside their source
+    else statusBar()->showMessage("the compiled listings are not shown: " + problem);
+  });
   thread_.start();
   connect(&runner_, &QProcess::finished, this, &MainWindow::onRunFinished);
   poll_ = new QTimer(this);

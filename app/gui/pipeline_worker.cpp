@@ -95,6 +95,18 @@ void PipelineWorker::reconfigure(const CompileRequest& r) {
   runAll();
 }
 
+// The compilers' listings without a run (a CUDA target's PTX and SASS on a machine with NVRTC
+// and no GPU too), off the UI thread; a compiler that fails or is absent is said, not fatal.
+void PipelineWorker::compileListings() {
+  emit progress("compiling the generated code for its listings…");
+  try {
+    recordBackendCompile(*store_, session_, *pipeline_);
+    emit compiled("");
+  } catch (const std::exception& e) {
+    emit compiled(QString::fromStdString(e.what()).left(300));
+  }
+}
+
 void PipelineWorker::runAll() {
   while (stepOnce()) {
   }
@@ -112,6 +124,7 @@ bool PipelineWorker::stepOnce() {
     StageResult r = describe(*next);
     r.last = !pipeline_->nextStage();
     emit stageDone(r);
+    if (*next == Stage::Codegen) compileListings();
     return !r.last;
   } catch (const std::exception& e) {
     emit failed(stageName(*next), e.what());

@@ -72,9 +72,13 @@ signals:
   void progress(const QString& what);
   void reconfigured(const QString& firstStage);  // the stages from this one on run again  // "running the joint stage…", "laying out the joint graphs…"
   void failed(const QString& stage, const QString& message);
+  // After codegen, the backend compiled the modules: their listings are in the session ("" when
+  // it could; else why not, e.g. no NVRTC here).
+  void compiled(const QString& problem);
 
 private:
   bool stepOnce();
+  void compileListings();
   StageResult describe(Stage s);
   std::unique_ptr<Pipeline> pipeline_;
   std::unique_ptr<SessionStore> store_;

@@ -580,6 +580,9 @@ private slots:
     w->runAllStages();
     QTRY_VERIFY_WITH_TIMEOUT(w->stagesDone().size() == 7 && !w->busy(), 30000);
     CodeView* code = w->codeView();
+    // the compiled listings come with codegen, before any run
+    QTRY_VERIFY_WITH_TIMEOUT(code->editor("asm forward") && code->sourceBeside("asm forward"), 30000);
+    QVERIFY(code->editor("LLVM IR forward"));
     auto* editor = qobject_cast<CodeEditor*>(code->editor("C++ forward"));
     QVERIFY(editor);
     code->setCurrentWidget(editor);
