@@ -92,7 +92,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     insert(db, "INSERT INTO kernel VALUES (1, ?, ?, ?, ?, ?, ?)", "titssi", in);
     insert(db, "INSERT INTO source VALUES (1, ?, ?, ?)", "ttt", in);
     insert(db, "INSERT INTO compile_log VALUES (1, ?, ?, ?, ?, ?)", "ttitr", in);
-    insert(db, "INSERT INTO profile_sample(session_id, run, graph, kernel, iteration, ms, bytes, start_ms) VALUES (1, ?, ?, ?, ?, ?, ?, ?)", "ittirir", in);
+    insert(db, "INSERT INTO profile_sample(session_id, run, graph, kernel, iteration, ms, bytes, start_ms, launch_ms) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)",
+           "ittirirr", in);
     insert(db, "INSERT INTO kernel_op(session_id, graph, kernel_id, node, op, recomputed) VALUES (1, ?, ?, ?, ?, ?)", "tiiti", in);
     insert(db, "INSERT INTO schedule_summary(session_id, graph, program, peak_bytes, live_bytes, allocated_bytes) VALUES (1, ?, ?, ?, ?, ?)", "ttiss", in);
   }

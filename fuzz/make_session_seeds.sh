@@ -11,7 +11,7 @@ v() { printf "\\$(printf '%03o' ${#1})%s" "$1"; }
   v forward; v 0; v kernel0; v "1,2"; v "3"; v 8192
   v forward; v cpp; v 'void kernel0() {}'
   v forward; v cpu; v 1; v "clang/LLVM -O3"; v 12.5
-  v 1; v forward; v kernel0; v 0; v 0.25; v 8192; v 0.125
+  v 1; v forward; v kernel0; v 0; v 0.25; v 8192; v 0.125; v 0.0625
   v forward; v 0; v 1; v add; v 1
   v forward; v "for i in 0..4: t3[i] = t1[i] + t2[i]"; v 8192; v "4096,8192"; v "4096,4096"; } > "$dir/seed_session"
 { v "<script>alert(1)</script>"; v "a&b"; v cpu; v now

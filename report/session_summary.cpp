@@ -44,7 +44,7 @@ std::vector<KernelTiming> latestRunTimings(const SessionStore& store, int64_t se
   std::set<int> iterations;
   for (const ProfileSample& s : run) iterations.insert(s.iteration);
   std::set<int> warmup(iterations.begin(), std::next(iterations.begin(), warmupIterations(iterations.size())));
-  std::map<std::pair<std::string, std::string>, std::vector<double>> times, starts;
+  std::map<std::pair<std::string, std::string>, std::vector<double>> times, starts, launches;
   for (const ProfileSample& s : run) {
     auto key = std::make_pair(s.graph, s.kernel);
     if (!times.count(key)) {
@@ -58,6 +58,7 @@ std::vector<KernelTiming> latestRunTimings(const SessionStore& store, int64_t se
     if (warmup.count(s.iteration)) continue;
     times[key].push_back(s.ms);
     if (s.startMs >= 0) starts[key].push_back(s.startMs);
+    if (s.launchMs >= 0) launches[key].push_back(s.launchMs);
   }
   std::map<std::pair<std::string, std::string>, std::vector<StoredKernelOp>> ops;
   for (StoredKernel& k : store.kernels(session)) ops[{k.graph, k.name}] = std::move(k.ops);
@@ -67,6 +68,7 @@ std::vector<KernelTiming> latestRunTimings(const SessionStore& store, int64_t se
     if (t.empty()) continue;  // seen only while warming up
     const std::vector<double>& st = starts[{k.graph, k.kernel}];
     if (st.size() == t.size()) k.startMs = median(st);
+    if (const std::vector<double>& la = launches[{k.graph, k.kernel}]; la.size() == t.size()) k.launchMs = median(la);
     Spread s = spreadOf(t);
     k.medianMs = s.median;
     k.minMs = *std::min_element(t.begin(), t.end());

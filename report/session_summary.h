@@ -19,6 +19,7 @@ struct KernelTiming {
   int64_t bytes = 0;
   std::vector<StoredKernelOp> ops;  // what it runs, in order (from the schedule's record)
   double startMs = -1;  // median of when it began in its iteration (-1: the run did not record it)
+  double launchMs = -1;  // CUDA: median of when the host issued it, same axis (-1: not recorded)
   double gbPerSec() const { return medianMs > 0 ? bytes / (medianMs * 1e6) : 0; }
 };
 

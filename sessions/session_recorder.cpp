@@ -125,7 +125,7 @@ RunHooks recordingHooks(SessionStore& store, int64_t session, int run, const std
   };
   h.iteration = [&store, session, run](int iteration, const std::vector<KernelRow>& rows) {
     std::vector<ProfileSample> samples;
-    for (const KernelRow& k : rows) samples.push_back({run, k.graph, k.kernel, iteration, k.msPerIter, k.bytes, k.startMs});
+    for (const KernelRow& k : rows) samples.push_back({run, k.graph, k.kernel, iteration, k.msPerIter, k.bytes, k.startMs, k.launchMs});
     store.appendProfile(session, samples);
   };
   return h;

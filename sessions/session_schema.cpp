@@ -119,6 +119,10 @@ const std::vector<const char*>& sessionMigrations() {
       ALTER TABLE schedule_summary ADD COLUMN allocated_bytes TEXT NOT NULL DEFAULT '';
       ALTER TABLE profile_sample ADD COLUMN start_ms REAL;
       )SQL",
+      // 6: when the host issued each kernel's launch (CUDA: the CPU track above the GPU's)
+      R"SQL(
+      ALTER TABLE profile_sample ADD COLUMN launch_ms REAL;
+      )SQL",
   };
   return migrations;
 }

@@ -175,10 +175,12 @@ int SessionStore::beginRun(int64_t session) {
 void SessionStore::appendProfile(int64_t session, const std::vector<ProfileSample>& samples) {
   Transaction t(*db_);
   Statement st(*db_, "profile_sample",
-               "INSERT INTO profile_sample(session_id, run, graph, kernel, iteration, ms, bytes, start_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+               "INSERT INTO profile_sample(session_id, run, graph, kernel, iteration, ms, bytes, start_ms, launch_ms) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
   for (const ProfileSample& s : samples) {
-    st.bind(session, s.run, s.graph, s.kernel, s.iteration, s.ms, s.bytes, s.startMs);
+    st.bind(session, s.run, s.graph, s.kernel, s.iteration, s.ms, s.bytes, s.startMs, s.launchMs);
     if (s.startMs < 0) st.bindNull(8);  // not recorded
+    if (s.launchMs < 0) st.bindNull(9);
     st.run();
   }
   t.commit();
@@ -284,16 +286,17 @@ std::vector<CompileLog> SessionStore::compileLogs(int64_t session) const {
 
 std::vector<ProfileSample> SessionStore::profile(int64_t session, int64_t after, int64_t* last) const {
   std::vector<ProfileSample> out;
-  bool starts = db_->version >= 5;  // when each kernel began
+  bool starts = db_->version >= 5, launches = db_->version >= 6;  // when each kernel began; when the host issued it
   Statement st(*db_, "profile_sample",
-               starts ? "SELECT rowid, run, graph, kernel, iteration, ms, bytes, start_ms FROM profile_sample WHERE session_id = ? AND rowid > ? ORDER BY rowid"
-                      : "SELECT rowid, run, graph, kernel, iteration, ms, bytes FROM profile_sample WHERE session_id = ? AND rowid > ? ORDER BY rowid");
+               launches ? "SELECT rowid, run, graph, kernel, iteration, ms, bytes, start_ms, launch_ms FROM profile_sample WHERE session_id = ? AND rowid > ? ORDER BY rowid"
+               : starts ? "SELECT rowid, run, graph, kernel, iteration, ms, bytes, start_ms FROM profile_sample WHERE session_id = ? AND rowid > ? ORDER BY rowid"
+                        : "SELECT rowid, run, graph, kernel, iteration, ms, bytes FROM profile_sample WHERE session_id = ? AND rowid > ? ORDER BY rowid");
   st.bind(session, after);
   int64_t max = after;
   while (st.step()) {
     max = st.raw(0);
     out.push_back({st.i32(1, "run", 1, (1 << 30) - 1), st.text(2, "graph"), st.text(3, "kernel"), st.i32(4, "iteration"), st.ms(5, "ms"),
-                   st.i64(6, "bytes", 0), starts ? st.msOrMissing(7, "start_ms") : -1});
+                   st.i64(6, "bytes", 0), starts ? st.msOrMissing(7, "start_ms") : -1, launches ? st.msOrMissing(8, "launch_ms") : -1});
   }
   if (last) *last = max;
   return out;

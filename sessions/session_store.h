@@ -135,6 +135,7 @@ struct ProfileSample {
   double ms = 0;
   int64_t bytes = 0;
   double startMs = -1;  // from the iteration's first kernel start (schema 5; -1: not recorded)
+  double launchMs = -1;  // CUDA: when the host issued it, same axis (schema 6; -1: not recorded)
 };
 
 // Everything one stage writes, committed together.

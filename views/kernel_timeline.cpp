@@ -10,7 +10,7 @@
 namespace fusebox {
 
 namespace {
-constexpr int kLeft = 70, kRight = 10, kBarTop = 8, kBarHeight = 26, kAxisTop = 40;
+constexpr int kLeft = 70, kRight = 10, kBarTop = 8, kBarHeight = 26, kHostHeight = 12, kTrackGap = 10;
 
 bool isExtern(const std::string& kernel) { return kernel.rfind("extern", 0) == 0 || kernel.rfind("cublas", 0) == 0; }
 }  // namespace
@@ -28,10 +28,13 @@ void KernelTimeline::setKernels(const std::vector<KernelTiming>& kernels, const 
   // Where the run recorded when each kernel began, bars sit there and the gaps are host time
   // (launches, thread wake-ups); otherwise kernels are laid end to end.
   asLaunched_ = !kernels_.empty() && std::all_of(kernels_.begin(), kernels_.end(), [](const KernelTiming& k) { return k.startMs >= 0; });
+  hostTrack_ = asLaunched_ && std::all_of(kernels_.begin(), kernels_.end(), [](const KernelTiming& k) { return k.launchMs >= 0; });
   for (const KernelTiming& k : kernels_) {
     starts_.push_back(asLaunched_ ? k.startMs : total_);
     total_ = asLaunched_ ? std::max(total_, k.startMs + k.medianMs) : total_ + k.medianMs;
   }
+  setMinimumHeight(hostTrack_ ? 92 : 70);
+  updateGeometry();
   selected_ = -1;
   update();
 }
@@ -48,7 +51,21 @@ QRect KernelTimeline::barRect(int i) const {
   double w = width() - kLeft - kRight;
   int x0 = kLeft + static_cast<int>(std::floor(starts_[static_cast<size_t>(i)] / total_ * w));
   int x1 = kLeft + static_cast<int>(std::ceil((starts_[static_cast<size_t>(i)] + kernels_[static_cast<size_t>(i)].medianMs) / total_ * w));
-  return QRect(x0, kBarTop, std::max(1, x1 - x0), kBarHeight);
+  return QRect(x0, gpuTop(), std::max(1, x1 - x0), kBarHeight);
+}
+
+int KernelTimeline::gpuTop() const { return hostTrack_ ? kBarTop + kHostHeight + kTrackGap : kBarTop; }
+int KernelTimeline::axisTop() const { return gpuTop() + kBarHeight + 6; }
+
+// From the host's launch call to its next one (the host's time per launch), or a sliver for the last.
+QRect KernelTimeline::launchRect(int i) const {
+  if (!hostTrack_ || i < 0 || i >= static_cast<int>(kernels_.size()) || total_ <= 0) return {};
+  double at = kernels_[static_cast<size_t>(i)].launchMs, next = -1;
+  for (const KernelTiming& k : kernels_)
+    if (k.launchMs > at && (next < 0 || k.launchMs < next)) next = k.launchMs;
+  double w = width() - kLeft - kRight;
+  int x0 = kLeft + static_cast<int>(std::floor(at / total_ * w)), x1 = next < 0 ? x0 + 2 : kLeft + static_cast<int>(std::ceil(next / total_ * w));
+  return QRect(x0, kBarTop, std::max(2, x1 - x0 - 1), kHostHeight);
 }
 
 int KernelTimeline::barAt(QPoint p) const {
@@ -61,7 +78,8 @@ void KernelTimeline::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), QColor("#fbfbfb"));
   p.setPen(QColor("#555555"));
-  p.drawText(QRect(4, kBarTop, kLeft - 8, kBarHeight), Qt::AlignVCenter | Qt::AlignLeft, track_);
+  p.drawText(QRect(4, gpuTop(), kLeft - 8, kBarHeight), Qt::AlignVCenter | Qt::AlignLeft, hostTrack_ ? QString("GPU") : track_);
+  if (hostTrack_) p.drawText(QRect(4, kBarTop - 2, kLeft - 8, kHostHeight + 4), Qt::AlignVCenter | Qt::AlignLeft, "CPU");
   if (kernels_.empty() || total_ <= 0) {
     p.drawText(rect().adjusted(kLeft, 0, 0, 0), Qt::AlignVCenter, "no profile yet");
     return;
@@ -69,6 +87,12 @@ void KernelTimeline::paintEvent(QPaintEvent*) {
   QFont small = font();
   small.setPointSizeF(small.pointSizeF() * 0.85);
   p.setFont(small);
+  for (int i = 0; hostTrack_ && i < static_cast<int>(kernels_.size()); ++i) {  // launches, and where each began on the GPU
+    QRect l = launchRect(i), r = barRect(i);
+    p.fillRect(l, QColor("#8c8c8c"));
+    p.setPen(QPen(QColor(120, 120, 120, 140), 1));
+    p.drawLine(l.left(), l.bottom() + 1, r.left(), r.top() - 1);
+  }
   for (int i = 0; i < static_cast<int>(kernels_.size()); ++i) {
     QRect r = barRect(i);
     const KernelTiming& k = kernels_[static_cast<size_t>(i)];
@@ -86,6 +110,7 @@ void KernelTimeline::paintEvent(QPaintEvent*) {
   // the time axis: 0, a few round ticks, the total
   p.setPen(QColor("#777777"));
   int w = width() - kLeft - kRight;
+  const int kAxisTop = axisTop();
   p.drawLine(kLeft, kAxisTop, kLeft + w, kAxisTop);
   double step = std::pow(10.0, std::floor(std::log10(total_ / 4)));  // total_ / step is in [4, 40)
   for (double m : {1.0, 2.0, 5.0, 10.0})
@@ -112,17 +137,22 @@ bool KernelTimeline::event(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {
     auto* h = static_cast<QHelpEvent*>(e);
     int i = barAt(h->pos());
+    for (int j = 0; i < 0 && j < static_cast<int>(kernels_.size()); ++j)
+      if (launchRect(j).adjusted(0, 0, 1, 0).contains(h->pos())) i = j;
     if (i < 0) {
       QToolTip::hideText();
       return true;
     }
     const KernelTiming& k = kernels_[static_cast<size_t>(i)];
-    QToolTip::showText(h->globalPos(), QString("%1 · %2\nmedian %3 ms (p10-p90 %4-%5), starts at %6 ms\n%7 samples")
+    QString launched = hostTrack_ ? QString("\nissued by the host at %1 ms, began %2 ms later").arg(k.launchMs, 0, 'f', 4).arg(k.startMs - k.launchMs, 0, 'f', 4)
+                                  : QString();
+    QToolTip::showText(h->globalPos(), QString("%1 · %2\nmedian %3 ms (p10-p90 %4-%5), starts at %6 ms%7\n%8 samples")
                                            .arg(QString::fromStdString(k.graph), QString::fromStdString(k.kernel))
                                            .arg(k.medianMs, 0, 'f', 4)
                                            .arg(k.p10Ms, 0, 'f', 4)
                                            .arg(k.p90Ms, 0, 'f', 4)
                                            .arg(starts_[static_cast<size_t>(i)], 0, 'f', 4)
+                                           .arg(launched)
                                            .arg(k.samples));
     return true;
   }

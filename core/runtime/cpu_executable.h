@@ -24,6 +24,9 @@ struct KernelProfile {
   // When its first launch of the latest run began, in ms of the host's steady clock (-1: not
   // launched in it). A step's timeline places kernels at these, gaps (host work) included.
   double lastStartMs = -1;
+  // CUDA: when the host issued that launch, on the same clock (-1: the CPU backend, where the
+  // host runs the kernel itself).
+  double lastLaunchMs = -1;
 };
 
 // Now on the host's steady clock, in ms (the clock of KernelProfile::lastStartMs).

@@ -263,6 +263,7 @@ void CudaExecutable::run() {
   double hostStart = steadyNowMs();
   for (const CudaLaunch& l : m.module.launches) {
     auto [start, stop] = m.events[l.kernel];
+    profile_[l.kernel].lastLaunchMs = steadyNowMs();
     check(c.cuEventRecord(start, nullptr), "cuEventRecord");
     auto launch = [&](const std::string& fn, int64_t grid, int64_t block, void** args, int64_t blockY = 1) {
       check(c.cuLaunchKernel(m.functions.at(fn), static_cast<unsigned>(grid), 1, 1, static_cast<unsigned>(block),

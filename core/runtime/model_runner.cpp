@@ -79,13 +79,16 @@ void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes,
         if (before.size() <= at) before.push_back(0);
         double ms = k.totalMs - before[at];
         before[at++] = k.totalMs;
-        rows.push_back({p.graphName(g), k.name, ms, 1, k.bytes, ms > 0 ? k.bytes / (ms * 1e6) : 0, k.lastStartMs});
+        rows.push_back({p.graphName(g), k.name, ms, 1, k.bytes, ms > 0 ? k.bytes / (ms * 1e6) : 0, k.lastStartMs, k.lastLaunchMs});
       }
-    double origin = -1;
+    double origin = -1;  // the iteration's first event, launch or start (one host clock)
     for (const KernelRow& r : rows)
-      if (r.startMs >= 0 && (origin < 0 || r.startMs < origin)) origin = r.startMs;
-    for (KernelRow& r : rows)
+      for (double t : {r.startMs, r.launchMs})
+        if (t >= 0 && (origin < 0 || t < origin)) origin = t;
+    for (KernelRow& r : rows) {
       if (r.startMs >= 0) r.startMs -= origin;
+      if (r.launchMs >= 0) r.launchMs -= origin;
+    }
     hooks.iteration(iteration, rows);
   };
   double observed = 0;  // time spent in the observer, not counted in the step time

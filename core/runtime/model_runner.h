@@ -21,6 +21,7 @@ struct KernelRow {
   int64_t bytes = 0;   // read + written per iteration
   double gbPerSec = 0;
   double startMs = -1;  // per iteration: when it began, from the iteration's first kernel (-1: unknown)
+  double launchMs = -1;  // CUDA: when the host issued it, on the same axis (-1: unknown)
 };
 
 struct OutputCheck {

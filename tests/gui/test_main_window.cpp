@@ -463,6 +463,37 @@ private slots:
     }
   }
 
+  // A CUDA run's step, as Nsight draws it: the CPU's launches above the GPU's kernels, each
+  // launch before its kernel and joined to it; a CPU run has the one track. (CI has no GPU: the
+  // timings are made up here, the H200 run in the issue note drew real ones.)
+  void timelineDrawsTheHostsLaunchesAboveTheGpu() {
+    KernelTimeline tl;
+    tl.resize(800, 100);
+    std::vector<KernelTiming> ks(3);
+    const char* names[] = {"kernel0", "cublasSgemm0", "kernel2"};
+    for (int i = 0; i < 3; ++i) {
+      ks[static_cast<size_t>(i)].graph = "forward";
+      ks[static_cast<size_t>(i)].kernel = names[i];
+      ks[static_cast<size_t>(i)].medianMs = 0.05 * (i + 1);
+      ks[static_cast<size_t>(i)].startMs = 0.02 + 0.1 * i * (i + 1) / 2;
+      ks[static_cast<size_t>(i)].launchMs = 0.01 * i;  // the host issues all three before the first ends
+    }
+    tl.setKernels(ks, "one step");
+    QVERIFY(tl.asLaunched() && tl.hostTrack());
+    for (int i = 0; i < 3; ++i) {
+      QVERIFY(tl.launchRect(i).bottom() < tl.barRect(i).top());
+      QVERIFY(tl.launchRect(i).left() <= tl.barRect(i).left());
+    }
+    QVERIFY(tl.launchRect(0).right() <= tl.launchRect(1).left());
+    tl.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tl));
+    shot(&tl, "14_timeline_cpu_gpu");
+    for (KernelTiming& k : ks) k.launchMs = -1;  // a CPU run: its host runs the kernels
+    tl.setKernels(ks, "one step");
+    QVERIFY(!tl.hostTrack());
+    QCOMPARE(tl.launchRect(0), QRect());
+  }
+
   // A 1366x768 laptop: the window fits, the help banner waits in the Help menu, and the graph
   // panes get most of the height (they were ~310 px, the window cut off at the bottom).
   void laptopScreenGivesTheGraphsTheHeight() {

@@ -95,6 +95,7 @@ TEST(Report, HtmlHasGraphsDecisionsProfileAndCode) {
     EXPECT_LE(ts[0].p90Ms, ts[0].maxMs);
     // when each kernel began in its iteration: the first at 0, the others later (launch order)
     EXPECT_EQ(ts[0].startMs, 0);
+    EXPECT_EQ(ts[0].launchMs, -1);  // the CPU backend's host runs its kernels: no launch track
     for (size_t i = 1; i < ts.size(); ++i) EXPECT_GE(ts[i].startMs, ts[i - 1].startMs + ts[i - 1].minMs * 0.5) << ts[i].kernel;
     EXPECT_EQ(iterationTotals(r.store, r.fused).size(), 3u);  // the timeline keeps every iteration
     EXPECT_NE(html.find("Per-iteration kernel time"), std::string::npos);

@@ -77,10 +77,16 @@ TEST(SessionStore, EveryArtifactKindRoundTrips) {
     s.writeCompileLog(id, {"forward", "cuda", false, "error: expected ;", 12.5});
     int run = s.beginRun(id);
     EXPECT_EQ(run, 1);
-    s.appendProfile(id, {{run, "forward", "kernel0", 0, 0.125, 8192}, {run, "forward", "kernel0", 1, 0.25, 8192}});
+    s.appendProfile(id, {{run, "forward", "kernel0", 0, 0.125, 8192}, {run, "forward", "kernel0", 1, 0.25, 8192, 0.5, 0.375}});
   }
   SessionStore s = SessionStore::open(t.path, false);
   ASSERT_EQ(s.sessions().size(), 1u);
+  std::vector<ProfileSample> profile = s.profile(id);
+  ASSERT_EQ(profile.size(), 2u);
+  EXPECT_EQ(profile[0].startMs, -1);  // not recorded: NULL, read back as unknown
+  EXPECT_EQ(profile[0].launchMs, -1);
+  EXPECT_DOUBLE_EQ(profile[1].startMs, 0.5);
+  EXPECT_DOUBLE_EQ(profile[1].launchMs, 0.375);  // when the host issued it (CUDA)
   SessionInfo info = s.session(id);
   EXPECT_EQ(info.model, "mlp");
   EXPECT_EQ(info.config, "train target=cpu");
@@ -244,13 +250,13 @@ TEST(SessionStore, MigratesAVersion1File) {
   }
   rawSql(t.path, "DROP TABLE layout_cache; DROP TABLE graph_node; DROP TABLE kernel_span; DROP TABLE kernel_op; "
                  "DROP TABLE schedule_summary; ALTER TABLE session DROP COLUMN name; ALTER TABLE session DROP COLUMN notes; "
-                 "ALTER TABLE session DROP COLUMN tags; ALTER TABLE profile_sample DROP COLUMN start_ms; PRAGMA user_version = 1");
+                 "ALTER TABLE session DROP COLUMN tags; ALTER TABLE profile_sample DROP COLUMN start_ms; ALTER TABLE profile_sample DROP COLUMN launch_ms; PRAGMA user_version = 1");
   SessionStore s = SessionStore::open(t.path, false);
   EXPECT_EQ(s.session(id).model, "mlp");
   EXPECT_FALSE(s.cachedLayout("x"));
   s.cacheLayout("x", "layout text");
   EXPECT_EQ(s.cachedLayout("x").value_or(""), "layout text");
-  EXPECT_EQ(SessionStore::schemaVersion(), 5);
+  EXPECT_EQ(SessionStore::schemaVersion(), 6);
 }
 
 // The session browser's writes: a name, notes and tags kept as written (bounded), statistics from

@@ -83,7 +83,7 @@ TEST(StageRecords, AVersion2FileOpensReadOnlyAndMigratesForWriting) {
     EXPECT_TRUE(code.code[0].kernels.empty());
   }
   SessionStore s = SessionStore::open(t.path, false);  // migrated to the current schema
-  EXPECT_EQ(SessionStore::schemaVersion(), 5);
+  EXPECT_EQ(SessionStore::schemaVersion(), 6);
   EXPECT_EQ(s.session(1).model, "mlp");
   EXPECT_EQ(s.session(1).notes, "");
   s.annotateSession(1, "baseline", "first try", "cpu,baseline");
