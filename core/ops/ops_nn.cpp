@@ -185,7 +185,8 @@ void registerNNOps(OpRegistry& r) {
   r.add(OpSchema{"embedding", OpKind::Elementwise, {{"indices"}, {"weight"}}, false, {},
                  [](const InferCall& c) -> Types {
                    if (!isInteger(c.inputs[0].dtype)) shapeFail(c.op, "indices must be i64 or i32, got " + c.inputs[0].str());
-                   if (!isFloating(c.inputs[1].dtype)) shapeFail(c.op, "weight must be floating point");
+                   // any dtype: ONNX Gather of an integer shape (Shape -> Gather) is one too; only a floating
+                   // weight gets a gradient (autograd differentiates floating values)
                    requireRank(c, 1, 2, "weight (num_embeddings, dim)");
                    Shape out = c.inputs[0].shape;
                    out.push_back(c.inputs[1].shape[1]);

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 
 #include "core/frontend/model_loader.h"
@@ -351,5 +352,54 @@ TEST(OnnxLoader, ParamsAreNamedByTheirModulePath) {
   EXPECT_TRUE(params.count("fc.bias_2")) << ::testing::PrintToString(params);
   EXPECT_TRUE(params.count("head.bias")) << ::testing::PrintToString(params);  // the Identity copy, named by its reader
   EXPECT_FALSE(params.count("onnx::Gemm_7"));
+  fs::remove(path);
+}
+
+// Shape arithmetic as the TorchScript exporter writes it (timm's ViT, ShuffleNetV2): a Gather of a
+// Shape output (integer data: it was "embedding: weight must be floating point"), and a Slice to
+// INT64_MAX ("to the end": as a double that is 2^63, and the cast back made the slice empty).
+TEST(OnnxLoader, ShapeArithmeticFoldsGatherOfShapeAndSliceToTheEnd) {
+  if (!onnxAvailable()) GTEST_SKIP();
+  onnx::ModelProto m = modelWithInput({2, 3, 5});
+  auto* g = m.mutable_graph();
+  auto node = [&](const char* op, std::vector<std::string> ins, const std::string& out) {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    for (const std::string& i : ins) n->add_input(i);
+    n->add_output(out);
+    return n;
+  };
+  auto constant = [&](const std::string& name, int64_t value) {
+    auto* a = node("Constant", {}, name)->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+    a->mutable_t()->add_dims(1);
+    a->mutable_t()->add_int64_data(value);
+  };
+  auto concat = [&](std::vector<std::string> ins, const std::string& out) {
+    auto* a = node("Concat", ins, out)->add_attribute();
+    a->set_name("axis");
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(0);
+  };
+  node("Shape", {"x"}, "s");
+  constant("first", 0);
+  constant("last", -1);
+  constant("end", std::numeric_limits<int64_t>::max());
+  constant("rest", -1);
+  node("Gather", {"s", "first"}, "batch");
+  node("Slice", {"s", "last", "end"}, "width");
+  concat({"width", "rest"}, "shape");
+  concat({"batch", "rest"}, "shape2");
+  node("Reshape", {"x", "shape"}, "y");
+  node("Reshape", {"x", "shape2"}, "z");
+  g->add_output()->set_name("y");
+  g->add_output()->set_name("z");
+  std::string path = tempFile("shape_arithmetic.onnx", m.SerializeAsString());
+  OnnxModel loaded = loadOnnx(path);
+  ASSERT_EQ(loaded.graph.outputs().size(), 2u);
+  EXPECT_EQ(shapeStr(loaded.graph.type(loaded.graph.outputs()[0]).shape), "[5, 6]");   // width 5, then the rest
+  EXPECT_EQ(shapeStr(loaded.graph.type(loaded.graph.outputs()[1]).shape), "[2, 15]");  // batch 2, then the rest
   fs::remove(path);
 }

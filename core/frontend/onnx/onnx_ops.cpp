@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "core/interp/interpreter.h"
@@ -77,8 +78,13 @@ const Tensor& OnnxNode::constantInput(int i, const char* what) {
 }
 
 std::vector<int64_t> OnnxNode::intsInput(int i, const char* what) {
+  // Saturating: exporters write "to the end" as INT64_MAX (a Slice's ends), which as a double is
+  // 2^63, one past it; casting that back is undefined (it gave INT64_MIN: an empty slice).
   std::vector<int64_t> v;
-  for (double x : constantInput(i, what).data) v.push_back(static_cast<int64_t>(x));
+  for (double x : constantInput(i, what).data) {
+    if (std::isnan(x)) throw Error(std::string(what) + " holds NaN where integers are expected");
+    v.push_back(x >= 0x1p63 ? std::numeric_limits<int64_t>::max() : x <= -0x1p63 ? std::numeric_limits<int64_t>::min() : static_cast<int64_t>(x));
+  }
   return v;
 }
 
