@@ -421,6 +421,25 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
   std::printf("model %s (%s) on %s: pipeline %.2f ms, compile %.1f ms%s, %d iteration%s\n", p.traced().name.c_str(),
               config.train ? "training step" : "inference", target.c_str(), pipelineMs, r.compileMs, r.fromCache ? " (cached)" : "", iters,
               iters == 1 ? "" : "s");
+  if (config.train) {  // what the step differentiates: an imported model's constants are not trained
+    std::string names;
+    int trained = 0, constants = 0;
+    int64_t values = 0;
+    for (const GraphInput& in : p.traced().inputs()) {
+      const Value& v = p.traced().value(in.value);
+      if (in.role != InputRole::Param || !isFloating(v.type.dtype)) continue;
+      if (!in.trainable) {
+        ++constants;
+        continue;
+      }
+      if (++trained <= 8) names += (names.empty() ? "" : ", ") + v.name;
+      values += isConcrete(v.type.shape) ? numelOf(concreteSizes(v.type.shape)) : 0;
+    }
+    std::printf("trains %d parameter%s (%lld values): %s%s", trained, trained == 1 ? "" : "s", static_cast<long long>(values), names.c_str(),
+                trained > 8 ? ", ..." : "");
+    if (constants) std::printf("; %d floating constant%s of the model not trained", constants, constants == 1 ? "" : "s");
+    std::printf("\n");
+  }
   std::printf("stage times:");
   for (const StageTiming& t : p.timings()) std::printf(" %s %.2f ms", stageName(t.stage), t.ms);
   std::printf("\n");

@@ -24,6 +24,7 @@ JointGraph buildJointGraph(const Graph& forward, const JointOptions& options) {
   for (const GraphInput& in : forward.inputs()) {
     const Value& v = forward.value(in.value);
     bool isInput = in.role == InputRole::Input;
+    if (in.role == InputRole::Param && !in.trainable) continue;  // an imported model's constant
     if (isInput && wanted.erase(v.name) == 0 && !(options.allFloatInputs && isFloating(v.type.dtype))) continue;
     if (!isFloating(v.type.dtype)) {
       if (isInput && !options.allFloatInputs) throw Error("input '" + v.name + "' is " + v.type.str() + ": only floating-point inputs have gradients");

@@ -30,6 +30,11 @@ ValueId Graph::addInput(const std::string& name, TensorType type, InputRole role
   return id;
 }
 
+void Graph::markNotTrainable(ValueId input) {
+  if (input < 0 || static_cast<size_t>(input) >= inputIndex_.size() || inputIndex_[input] < 0) throw Error("internal error: value is not a graph input");
+  inputs_[static_cast<size_t>(inputIndex_[input])].trainable = false;
+}
+
 const char* inputRoleName(InputRole r) {
   switch (r) {
     case InputRole::Input: return "input";

@@ -57,6 +57,9 @@ struct GraphInput {
   ValueId value = kNoId;
   InputRole role = InputRole::Input;
   InitSpec init;                 // params: how to initialize; inputs: how the demo data is drawn
+  // Params: whether a training step differentiates it. An imported model's constants (ONNX
+  // Constant nodes, values folded at import, batch-norm statistics) are params that are not.
+  bool trainable = true;
 };
 
 struct Value {
@@ -93,6 +96,7 @@ public:
   std::string name;
 
   ValueId addInput(const std::string& name, TensorType type, InputRole role, InitSpec init = {});
+  void markNotTrainable(ValueId input);  // see GraphInput::trainable
   // Appends a node (it must come after the producers of its inputs) and creates one output
   // value per type. Empty provenance means the node's own id (a traced node).
   NodeId addNode(const std::string& op, std::vector<ValueId> inputs, AttrMap attrs,

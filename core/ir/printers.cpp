@@ -27,7 +27,7 @@ std::string printText(const Graph& g) {
   for (const GraphInput& in : g.inputs()) {
     if (in.role == InputRole::Input) continue;
     os << "  " << inputRoleName(in.role) << " " << ref(in.value) << ": " << g.type(in.value).str();
-    if (in.role == InputRole::Param) os << " = " << in.init.str();
+    if (in.role == InputRole::Param) os << " = " << in.init.str() << (in.trainable ? "" : "  (constant: not trained)");
     os << "\n";
   }
   for (const Node& n : g.nodes()) {

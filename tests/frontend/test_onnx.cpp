@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <random>
 
 #include "core/frontend/model_loader.h"
@@ -401,5 +402,53 @@ TEST(OnnxLoader, ShapeArithmeticFoldsGatherOfShapeAndSliceToTheEnd) {
   ASSERT_EQ(loaded.graph.outputs().size(), 2u);
   EXPECT_EQ(shapeStr(loaded.graph.type(loaded.graph.outputs()[0]).shape), "[5, 6]");   // width 5, then the rest
   EXPECT_EQ(shapeStr(loaded.graph.type(loaded.graph.outputs()[1]).shape), "[2, 15]");  // batch 2, then the rest
+  fs::remove(path);
+}
+
+// Only a model's weights are trained: initializers (and Identity copies of them), not Constant
+// nodes, values folded at import, integer tensors, batch-norm statistics or Clip's bounds.
+TEST(OnnxLoader, OnlyWeightsAreTrainable) {
+  if (!onnxAvailable()) GTEST_SKIP();
+  onnx::ModelProto m = modelWithInput({2, 3, 1, 1});
+  auto* g = m.mutable_graph();
+  auto init = [&](const std::string& name, std::vector<int64_t> dims, float value) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    int64_t n = 1;
+    for (int64_t d : dims) t->add_dims(d), n *= d;
+    for (int64_t i = 0; i < n; ++i) t->add_float_data(value + 0.25f * static_cast<float>(i));
+  };
+  init("bn.weight", {3}, 1.0f);
+  init("bn.bias", {3}, 0.1f);
+  init("bn.running_mean", {3}, 0.2f);
+  init("bn.running_var", {3}, 1.5f);
+  init("shift", {1}, 2.0f);
+  init("lo", {}, 0.0f);  // ReLU6's bounds, as the dynamo exporter lifts them
+  init("hi", {}, 6.0f);
+  auto node = [&](const char* op, std::vector<std::string> ins, const std::string& out) {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    for (const std::string& i : ins) n->add_input(i);
+    n->add_output(out);
+    return n;
+  };
+  node("BatchNormalization", {"x", "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"}, "b");
+  node("Neg", {"shift"}, "minus_shift");  // folded at import: a constant, not a weight
+  node("Add", {"b", "minus_shift"}, "s");
+  node("Clip", {"s", "lo", "hi"}, "y");
+  g->add_output()->set_name("y");
+  std::string path = tempFile("trainable.onnx", m.SerializeAsString());
+  OnnxModel loaded = loadOnnx(path);
+  std::map<std::string, bool> trainable;
+  for (const GraphInput& in : loaded.graph.inputs())
+    if (in.role == InputRole::Param) trainable[loaded.graph.value(in.value).name] = in.trainable;
+  EXPECT_TRUE(trainable.at("bn.weight"));
+  EXPECT_TRUE(trainable.at("bn.bias"));
+  EXPECT_FALSE(trainable.at("bn.running_mean"));
+  EXPECT_FALSE(trainable.at("bn.running_var"));
+  EXPECT_FALSE(trainable.at("minus_shift"));
+  for (const char* bound : {"lo", "hi"})
+    if (trainable.count(bound)) EXPECT_FALSE(trainable.at(bound)) << bound;
   fs::remove(path);
 }

@@ -243,6 +243,7 @@ OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind) {
   for (const auto& init : g.initializer()) {
     Tensor t = onnxTensorOf(init, path + ": initializer");
     try {
+      if (isFloating(t.dtype)) cx.weights.insert(init.name());
       cx.keepConstant(init.name(), std::move(t));
     } catch (const LimitError& e) {
       throw LimitError(path + ": initializer: " + e.message());

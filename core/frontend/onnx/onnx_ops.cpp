@@ -27,6 +27,7 @@ ValueId OnnxContext::value(const std::string& name) {
   init.kind = InitSpec::Kind::Values;
   init.values = std::make_shared<const std::vector<double>>(c->second.data);
   ValueId v = graph.addInput(name, typeOfTensor(c->second), InputRole::Param, init);
+  if (!weights.count(name)) graph.markNotTrainable(v);
   values[name] = v;
   return v;
 }
@@ -314,6 +315,14 @@ void importNode(OnnxContext& cx, const onnx::NodeProto& n) {
   }
   auto it = importers().find(n.op_type());
   if (it == importers().end()) throw OnnxUnsupported("unsupported op type '" + n.op_type() + "'");
+  // an Identity copy of a weight is that weight (the TorchScript exporter shares equal ones so)
+  if (n.op_type() == "Identity" && n.input_size() == 1 && cx.weights.count(n.input(0))) cx.weights.insert(n.output(0));
+  // inputs that are never weights: batch-norm statistics, Clip's bounds (ReLU6's 0 and 6, lifted
+  // to initializers by the dynamo exporter)
+  static const std::map<std::string, std::vector<int>> notWeights = {{"BatchNormalization", {3, 4}}, {"Clip", {1, 2}}};
+  if (auto nw = notWeights.find(n.op_type()); nw != notWeights.end())
+    for (int i : nw->second)
+      if (i < n.input_size()) cx.weights.erase(n.input(i));
   if (foldable(n, cx) && fold(cx, n, it->second)) return;
   OnnxOutputs outs = it->second(node);
   for (int i = 0; i < n.output_size(); ++i) {

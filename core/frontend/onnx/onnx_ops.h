@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -47,6 +48,10 @@ struct OnnxContext {
   std::string file;
   int madeConstants = 0;                      // names the constants the importers build
   int64_t constantBytes = 0;                  // held by `constants`, against the memory budget
+  // The model's weights: initializers (and the TorchScript exporter's Identity copies of them)
+  // that are no batch-norm statistics. Every other constant a graph uses is a param that a
+  // training step does not differentiate (GraphInput::trainable).
+  std::set<std::string> weights;
 
   // Stores a constant under `name` after checking the memory budget (--max-memory) for every
   // constant held so far: many large initializers or folded values cannot add up without bound.
