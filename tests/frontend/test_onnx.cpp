@@ -356,6 +356,14 @@ TEST(OnnxLoader, ParamsAreNamedByTheirModulePath) {
   fs::remove(path);
 }
 
+onnx::NodeProto* addNode(onnx::GraphProto* g, const char* op, const std::vector<std::string>& inputs, const std::string& output) {
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  for (const std::string& i : inputs) n->add_input(i);
+  n->add_output(output);
+  return n;
+}
+
 // Shape arithmetic as the TorchScript exporter writes it (timm's ViT, ShuffleNetV2): a Gather of a
 // Shape output (integer data: it was "embedding: weight must be floating point"), and a Slice to
 // INT64_MAX ("to the end": as a double that is 2^63, and the cast back made the slice empty).
@@ -363,13 +371,7 @@ TEST(OnnxLoader, ShapeArithmeticFoldsGatherOfShapeAndSliceToTheEnd) {
   if (!onnxAvailable()) GTEST_SKIP();
   onnx::ModelProto m = modelWithInput({2, 3, 5});
   auto* g = m.mutable_graph();
-  auto node = [&](const char* op, std::vector<std::string> ins, const std::string& out) {
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    for (const std::string& i : ins) n->add_input(i);
-    n->add_output(out);
-    return n;
-  };
+  auto node = [&](const char* op, std::vector<std::string> ins, const std::string& out) { return addNode(g, op, ins, out); };
   auto constant = [&](const std::string& name, int64_t value) {
     auto* a = node("Constant", {}, name)->add_attribute();
     a->set_name("value");
@@ -426,13 +428,7 @@ TEST(OnnxLoader, OnlyWeightsAreTrainable) {
   init("shift", {1}, 2.0f);
   init("lo", {}, 0.0f);  // ReLU6's bounds, as the dynamo exporter lifts them
   init("hi", {}, 6.0f);
-  auto node = [&](const char* op, std::vector<std::string> ins, const std::string& out) {
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    for (const std::string& i : ins) n->add_input(i);
-    n->add_output(out);
-    return n;
-  };
+  auto node = [&](const char* op, std::vector<std::string> ins, const std::string& out) { return addNode(g, op, ins, out); };
   node("BatchNormalization", {"x", "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"}, "b");
   node("Neg", {"shift"}, "minus_shift");  // folded at import: a constant, not a weight
   node("Add", {"b", "minus_shift"}, "s");
