@@ -79,6 +79,10 @@ std::string firstLine(const std::string& label) { return label.substr(0, label.f
 
 }  // namespace
 
+bool inScope(const std::string& scope, const std::string& outer) {
+  return scope == outer || (scope.size() > outer.size() && scope.compare(0, outer.size(), outer) == 0 && scope[outer.size()] == '.');
+}
+
 std::vector<std::string> scopeLevels(const std::string& scope) {
   std::vector<std::string> levels;
   for (size_t dot = scope.find('.'); !scope.empty(); dot = scope.find('.', dot + 1)) {

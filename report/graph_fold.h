@@ -84,5 +84,7 @@ private:
 
 // "layer2.0.conv1" -> {"layer2", "layer2.0", "layer2.0.conv1"}.
 std::vector<std::string> scopeLevels(const std::string& scope);
+// Whether `scope` is `outer` or inside it ("layer2.0" is in "layer2"; "layer20" is not).
+bool inScope(const std::string& scope, const std::string& outer);
 
 }  // namespace fusebox

@@ -10,6 +10,7 @@
 #include "report/graph_layout.h"
 #include "report/html_escape.h"
 #include "report/markup_check.h"
+#include "report/stage_view.h"
 #include "report/session_compare.h"
 #include "report/session_summary.h"
 
@@ -240,12 +241,7 @@ void writeDetails(std::ostringstream& os, const SessionStore& store, int64_t ses
       continue;
     }
     std::string body = listing ? readListing(listing->kind, src.body).text : src.body;  // the text only: no links on paper
-    if (!listing && options.preludeOut) {
-      std::vector<int> firsts;
-      for (const StoredKernelSpan& k : spans)
-        if (k.graph == src.graph && k.kind == src.kind) firsts.push_back(k.firstLine);
-      body = withoutPrelude(body, ownLinesFrom(firsts));
-    }
+    if (!listing && options.preludeOut) body = withoutPrelude(body, ownLinesFrom(spans, src.graph, src.kind));
     os << "<details><summary>" << esc(src.graph + " · " + src.kind) << " (" << std::count(body.begin(), body.end(), '\n')
        << " lines)</summary><pre>" << esc(body) << "</pre></details>";
   }

@@ -75,11 +75,10 @@ StageView stageView(Stage s, const StageRecord& r) {
   return v;
 }
 
-int ownLinesFrom(const std::vector<StoredKernelSpan>& spans, const std::string& graph, const std::string& listing) {
-  const ListingKindInfo* kind = listingKindNamed(listing);
+int ownLinesFrom(const std::vector<StoredKernelSpan>& spans, const std::string& graph, const std::string& source) {
   std::vector<int> firsts;
   for (const StoredKernelSpan& k : spans)
-    if (kind && k.graph == graph && k.kind == kind->sourceLanguage) firsts.push_back(k.firstLine);
+    if (k.graph == graph && k.kind == source) firsts.push_back(k.firstLine);
   return ownLinesFrom(firsts);
 }
 
@@ -88,7 +87,7 @@ std::vector<CodeViewData> listingViews(const std::vector<StoredSource>& sources,
   for (const StoredSource& src : sources) {
     const ListingKindInfo* kind = listingKindNamed(src.kind);
     if (!kind) continue;
-    CompiledListing l = readListing(kind->kind, src.body, ownLinesFrom(spans, src.graph, src.kind));
+    CompiledListing l = readListing(kind->kind, src.body, ownLinesFrom(spans, src.graph, kind->sourceLanguage));
     out.push_back({std::string(kind->title) + " " + src.graph, src.kind, std::move(l.text), {},
                    codeTitle(kind->sourceLanguage) + " " + src.graph, std::move(l.sourceLines)});
   }

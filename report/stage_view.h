@@ -57,8 +57,8 @@ StageView stageView(Stage s, const StageRecord& record);
 // The compiled listings (LLVM IR, asm, PTX, SASS) among a session's stored code, as their tabs
 // show them (core/codegen/compiled_listing): debug-only lines out, each line linked to its source.
 std::vector<CodeViewData> listingViews(const std::vector<StoredSource>& sources, const std::vector<StoredKernelSpan>& spans);
-// Where the kernels' own lines begin in the source a listing of kind `listing` ("asm") of graph
-// `graph` was compiled from (core/codegen/compiled_listing's ownLinesFrom), from the stored spans.
-int ownLinesFrom(const std::vector<StoredKernelSpan>& spans, const std::string& graph, const std::string& listing);
+// Where the kernels' own lines begin in the generated source of kind `source` ("cpp", "cuda") of
+// graph `graph` (core/codegen/compiled_listing's ownLinesFrom), from the stored spans.
+int ownLinesFrom(const std::vector<StoredKernelSpan>& spans, const std::string& graph, const std::string& source);
 
 }  // namespace fusebox

@@ -217,9 +217,7 @@ CodeView::Tab& CodeView::tabFor(const QString& title, const QString& language, b
       tab.page = split;
       connect(tab.mirror, &QPlainTextEdit::cursorPositionChanged, this, [this, title] {
         const Tab& t = tabs_[title];
-        int line = t.mirror->textCursor().blockNumber() + 1;
-        link(t.sourceTitle, line, title, true);
-        if (const KernelSpan* k = kernelAt(t.sourceTitle, line)) emit kernelClicked(k->name, k->origins);
+        linkAndSelect(t.sourceTitle, t.mirror->textCursor().blockNumber() + 1, title, true);
       });
     }
     addTab(tab.page, title);
@@ -285,10 +283,13 @@ const KernelSpan* CodeView::kernelAt(const QString& sourceTitle, int sourceLine)
 }
 
 void CodeView::onCursorMoved(const QString& title) {
-  QPlainTextEdit* edit = tabs_[title].edit;
-  auto [source, line] = sourceOf(title, edit->textCursor().blockNumber() + 1);
-  link(source, line, title);
-  if (const KernelSpan* k = kernelAt(source, line)) emit kernelClicked(k->name, k->origins);
+  auto [source, line] = sourceOf(title, tabs_[title].edit->textCursor().blockNumber() + 1);
+  linkAndSelect(source, line, title, false);
+}
+
+void CodeView::linkAndSelect(const QString& sourceTitle, int sourceLine, const QString& from, bool fromBeside) {
+  link(sourceTitle, sourceLine, from, fromBeside);
+  if (const KernelSpan* k = kernelAt(sourceTitle, sourceLine)) emit kernelClicked(k->name, k->origins);
 }
 
 namespace {

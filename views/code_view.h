@@ -80,6 +80,8 @@ private:
   std::pair<QString, int> sourceOf(const QString& title, int line) const;
   const KernelSpan* kernelAt(const QString& sourceTitle, int sourceLine) const;
   void onCursorMoved(const QString& title);
+  // A line clicked in tab `from` (or in the source beside it): its counterparts marked, its kernel selected.
+  void linkAndSelect(const QString& sourceTitle, int sourceLine, const QString& from, bool fromBeside);
   void link(const QString& sourceTitle, int sourceLine, const QString& from, bool fromBeside = false);
   void showMarks(Tab& tab);
   QPlainTextEdit* currentEditor() const;

@@ -274,7 +274,7 @@ void GraphPane::collapse(const std::string& scope) {
   if (!g || !g->folding) return;
   std::set<std::string> e = g->expanded;
   for (auto it = e.begin(); it != e.end();)  // its open children fold with it
-    it = *it == scope || it->rfind(scope + ".", 0) == 0 ? e.erase(it) : std::next(it);
+    it = inScope(*it, scope) ? e.erase(it) : std::next(it);
   std::vector<std::string> inside = g->folding->members(scope);
   setExpanded(e, inside.empty() ? "" : g->folding->visibleItem(inside.front(), e));
   emit scopeToggled(QString::fromStdString(scope), describeScope(scope, false));

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "core/pipeline/stage_table.h"
@@ -151,7 +152,8 @@ constexpr size_t kMaxScopePages = 12;  // per graph; the overview names the rest
 constexpr double kHeader = 70;         // title and note
 
 struct DrawnGraph {
-  std::string svg, notDrawn;  // the SVG, or why there is none
+  std::shared_ptr<QSvgRenderer> svg;  // parsed once: measured for the tiling, then drawn
+  std::string notDrawn;               // or why there is none
 };
 
 DrawnGraph layOut(const std::string& dot) {
@@ -160,9 +162,9 @@ DrawnGraph layOut(const std::string& dot) {
   try {
     LayoutLimits limits;
     limits.maxNodes = std::min(limits.maxNodes, ReportOptions{}.maxDrawnNodes);
-    return {renderSvg(dot, limits), ""};
+    return {std::make_shared<QSvgRenderer>(QByteArray::fromStdString(renderSvg(dot, limits))), ""};
   } catch (const LayoutError& e) {
-    return {"", std::string("graph not drawn: ") + e.what()};
+    return {nullptr, std::string("graph not drawn: ") + e.what()};
   }
 }
 
@@ -184,27 +186,24 @@ Tiling tilingFor(const QSizeF& size, const QRectF& area) {
   return {s, std::max(pages, 1)};
 }
 
-Tiling tilingFor(const DrawnGraph& g, const QRectF& area) {
-  return g.notDrawn.empty() ? tilingFor(QSvgRenderer(QByteArray::fromStdString(g.svg)).defaultSize(), area) : Tiling{};
-}
+Tiling tilingFor(const DrawnGraph& g, const QRectF& area) { return g.svg ? tilingFor(g.svg->defaultSize(), area) : Tiling{}; }
 
 // `g` on new pages, each under the title (plain text: session names cannot add markup) and the
 // note, cut across as many pages as its tiling says.
 void drawGraphPages(QPdfWriter& pdf, QPainter& painter, const QRectF& page, const QString& title, const QString& note, const DrawnGraph& g) {
   const QRectF area(0, kHeader, page.width(), page.height() - kHeader);
   Tiling t = tilingFor(g, area);
-  QSvgRenderer svg(QByteArray::fromStdString(g.svg));
-  QSizeF size = svg.defaultSize();
   for (int i = 0; i < t.pages; ++i) {
     pdf.newPage();
     painter.setFont(QFont("Helvetica", 12, QFont::Bold));
     painter.drawText(QRectF(0, 0, page.width(), 24), t.pages > 1 ? QString("%1 (part %2 of %3)").arg(title).arg(i + 1).arg(t.pages) : title);
     painter.setFont(QFont("Helvetica", 9));
-    painter.drawText(QRectF(0, 30, page.width(), kHeader - 32), Qt::TextWordWrap, g.notDrawn.empty() ? note : QString::fromStdString(g.notDrawn));
-    if (!g.notDrawn.empty()) return;
+    painter.drawText(QRectF(0, 30, page.width(), kHeader - 32), Qt::TextWordWrap, g.svg ? note : QString::fromStdString(g.notDrawn));
+    if (!g.svg) return;
+    QSizeF size = g.svg->defaultSize();
     painter.save();
     painter.setClipRect(area);
-    svg.render(&painter, QRectF(area.x(), area.y() - i * area.height(), size.width() * t.scale, size.height() * t.scale));
+    g.svg->render(&painter, QRectF(area.x(), area.y() - i * area.height(), size.width() * t.scale, size.height() * t.scale));
     painter.restore();
   }
 }
@@ -217,11 +216,10 @@ void drawGraph(QPdfWriter& pdf, QPainter& painter, const QRectF& page, const QSt
   if (tilingFor(whole, area).pages <= kMaxTilesWhole || g.scopes.empty()) return drawGraphPages(pdf, painter, page, title, "", whole);
   ScopeFolding folding(parseDot(g.dot), g.scopes, g.kernelClusters);
   std::set<std::string> overview = folding.initialExpansion();
-  std::vector<std::string> boxes;  // the overview's boxes of more than one node
+  std::vector<std::string> boxes;  // the scopes the overview draws as boxes
   for (const std::string& scope : folding.scopes()) {
-    std::vector<std::string> levels = scopeLevels(scope);
-    bool shown = std::all_of(levels.begin(), levels.end() - 1, [&](const std::string& l) { return overview.count(l) > 0; });
-    if (shown && !overview.count(scope) && folding.members(scope).size() > 1) boxes.push_back(scope);
+    std::vector<std::string> inside = folding.members(scope);
+    if (!inside.empty() && folding.boxScope(folding.visibleItem(inside.front(), overview)) == scope) boxes.push_back(scope);
   }
   QString note = QString("Overview: %1 nodes, each module scope folded into one box; the pages after it open %2.")
                      .arg(static_cast<int>(folding.graph().nodes.size()))
@@ -231,7 +229,7 @@ void drawGraph(QPdfWriter& pdf, QPainter& painter, const QRectF& page, const QSt
   for (size_t i = 0; i < boxes.size() && i < kMaxScopePages; ++i) {
     std::set<std::string> open = overview;
     for (const std::string& scope : folding.scopes())
-      if (scope == boxes[i] || scope.rfind(boxes[i] + ".", 0) == 0) open.insert(scope);
+      if (inScope(scope, boxes[i])) open.insert(scope);
     drawGraphPages(pdf, painter, page, title + " — scope " + QString::fromStdString(boxes[i]),
                    QString::fromStdString(folding.describeScope(boxes[i])), layOut(folding.foldedDot(open)));
   }

@@ -154,23 +154,17 @@ CompiledListing readLocListing(std::string_view raw, bool ptx, int ownFrom) {
   int braces = 0;  // PTX's .section .debug_* { ... } blocks
   forEachLine(raw, [&](std::string_view l) {
     std::string_view t = trimmed(l);
-    if (ptx && debugSection) {
-      for (char c : t) braces += c == '{' ? 1 : c == '}' ? -1 : 0;
-      if (braces <= 0 && t.find('}') != std::string_view::npos) debugSection = false;
-      return;
-    }
-    if (startsWith(t, ".section")) {
+    if (startsWith(t, ".section") && !(ptx && debugSection)) {
       debugSection = t.find(".debug") != std::string_view::npos;
-      if (ptx && debugSection) {
-        braces = 0;
-        for (char c : t) braces += c == '{' ? 1 : c == '}' ? -1 : 0;
-        if (t.find('}') != std::string_view::npos && braces <= 0) debugSection = false;
-      }
-      if (debugSection) return;
+      braces = 0;
     } else if (!ptx && (startsWith(t, ".text") || startsWith(t, ".data") || startsWith(t, ".bss"))) {
       debugSection = false;
     }
-    if (debugSection) return;
+    if (debugSection) {  // assembly's lasts to the next section; PTX's to its closing brace
+      for (char c : t) braces += c == '{' ? 1 : c == '}' ? -1 : 0;
+      if (ptx && braces <= 0 && t.find('}') != std::string_view::npos) debugSection = false;
+      return;
+    }
     if (startsWith(t, ".loc") && t.size() > 4 && (t[4] == ' ' || t[4] == '\t')) {
       size_t at = 4;
       numberAt(t, at);  // the file: generated code is one file

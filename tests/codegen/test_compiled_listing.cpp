@@ -105,7 +105,7 @@ TEST(CompiledListing, PtxLinksToTheCudaLines) {
   EXPECT_NE(compiledFrom(ptx, m, "fb_max(t2, 0.0f)").find("selp.f32"), std::string::npos);
 }
 
-// Lines as nvdisasm -c -g prints them (sm_90, CUDA 13 on the H200 machine), cut down.
+// Lines as nvdisasm -c -gi prints them (sm_90, CUDA 13 on the H200 machine), cut down.
 TEST(CompiledListing, SassLinesFollowNvdisasmsFileMarkers) {
   std::string sass =
       "// SASS for sm_90 (ptxas, then nvdisasm)\n"

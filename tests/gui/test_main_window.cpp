@@ -73,11 +73,11 @@ class MainWindowTest : public QObject {
     QVERIFY(w->grab().save(shots_ + "/" + name + ".png"));
   }
 
-  std::unique_ptr<MainWindow> window() {
+  std::unique_ptr<MainWindow> window(QSize size = {1600, 1000}) {
     auto w = std::make_unique<MainWindow>(dir_ + "/gui.fbs");
     w->setShowDialogs(false);
     w->setRunner(FUSEBOX_BINARY);
-    w->resize(1600, 1000);
+    w->resize(size);
     w->show();
     return w;
   }
@@ -498,10 +498,7 @@ private slots:
   // panes get most of the height (they were ~310 px, the window cut off at the bottom).
   void laptopScreenGivesTheGraphsTheHeight() {
     QSettings().remove("hideHelpBanner");  // a first start: no choice about the banner made yet
-    auto w = std::make_unique<MainWindow>(dir_ + "/gui.fbs");
-    w->setShowDialogs(false);
-    w->resize(1366, 740);  // 768 less a panel
-    w->show();
+    auto w = window({1366, 740});  // 768 less a panel
     w->setModel("gpt2_block");
     w->runAllStages();
     QTRY_VERIFY_WITH_TIMEOUT(w->stagesDone().size() == 7 && !w->busy(), 60000);
