@@ -13,6 +13,7 @@
 #include "core/codegen/cpu/cpp_codegen.h"
 #include "core/codegen/cpu/jit_compiler.h"
 #include "core/decompose/decompose.h"
+#include "core/frontend/model_loader.h"
 #include "core/frontend/onnx/onnx_loader.h"
 #include "core/frontend/onnx/onnx_test_data.h"
 #include "core/interp/interpreter.h"
@@ -30,13 +31,16 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* kConformanceHelp =
-    "usage: fusebox conformance DIR [--failures FILE] [--filter TEXT]\n\n"
+    "usage: fusebox conformance DIR [--failures FILE] [--filter TEXT] [--train]\n\n"
     "Runs every ONNX test case under DIR (a folder of test_* case folders, or a folder of such folders,\n"
     "e.g. /usr/share/libonnx-testdata/data) through the whole pipeline on the CPU target and compares\n"
     "with the expected outputs. A model whose shapes depend on integer inputs (a Reshape's shape given\n"
     "at run time) is specialized: compiled per data set with those inputs bound, as torch.compile\n"
     "specializes on ints. Prints pass / fail / unsupported per folder; --failures writes each\n"
-    "failing or unsupported case with its reason. Exit status 0 unless a case crashed the run.\n";
+    "failing or unsupported case with its reason. Exit status 0 unless a case crashed the run.\n"
+    "  --train   also a training step of every case that passes (gradients of the model's weights\n"
+    "            for the loss `run --train` uses), compiled and checked against the interpreter on\n"
+    "            seeded inputs; a mismatch fails the case.\n";
 
 enum class Outcome { Pass, Fail, Unsupported };
 
@@ -82,10 +86,23 @@ std::string runSets(const OnnxModel& m, const std::vector<fs::path>& sets, Threa
   return "";
 }
 
+// A training step of the model compiled for the CPU and checked against the interpreter on
+// seeded inputs: "" when every output and gradient matches, else the first that does not.
+std::string trainingMismatch(const fs::path& model) {
+  PipelineConfig config;
+  config.train = true;
+  Pipeline p(loadModel(model.string()), config);
+  p.runAll();
+  RunReport r = runOnCpu(p, 1, 1, 1, true);
+  for (const OutputCheck& c : r.checks)
+    if (!c.ok) return "training step: " + c.name + " differs from the interpreter by " + std::to_string(c.diff.maxAbs);
+  return r.ok() ? "" : "training step: nothing was checked";
+}
+
 // One case: every data set must match. `why` gets the reason when it does not pass. A model whose
 // shapes depend on an integer input (a Reshape's shape given at run time) is specialized: compiled
 // once per data set with its integer inputs bound (`specialized` says so).
-Outcome runCase(const fs::path& dir, ThreadPool& pool, std::string& why, bool& specialized) {
+Outcome runCase(const fs::path& dir, ThreadPool& pool, bool train, std::string& why, bool& specialized) {
   specialized = false;
   try {
     fs::path model = dir / "model.onnx";
@@ -108,6 +125,10 @@ Outcome runCase(const fs::path& dir, ThreadPool& pool, std::string& why, bool& s
         if (!why.empty()) break;
       }
     }
+    if (why.empty() && train) {
+      if (specialized) throw Error("training a model specialized to its integer inputs is not supported");
+      why = trainingMismatch(model);
+    }
     return why.empty() ? Outcome::Pass : Outcome::Fail;
   } catch (const std::exception& e) {
     why = e.what();
@@ -119,7 +140,7 @@ Outcome runCase(const fs::path& dir, ThreadPool& pool, std::string& why, bool& s
 
 int conformanceCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kConformanceHelp, 0;
-  Args a(argv, {"--failures", "--filter"}, {});
+  Args a(argv, {"--failures", "--filter"}, {"--train"});
   if (a.positional().size() != 1) throw UsageError("conformance needs exactly one DIR");
   if (!onnxAvailable()) throw Error("conformance: this fusebox was built without ONNX support (libonnx-dev, libprotobuf-dev)");
   if (!cpuJitAvailable()) throw Error("conformance: this fusebox was built without the CPU backend (LLVM)");
@@ -134,6 +155,7 @@ int conformanceCommand(const std::vector<std::string>& argv) {
     if (!failures) throw Error("cannot write " + *f);
   }
   ThreadPool pool(1);
+  const char* trained = a.flag("--train") ? " in inference and training" : "";
   int total[3] = {0, 0, 0}, totalSpecialized = 0;
   for (const fs::path& suite : suites) {
     if (!fs::is_directory(suite)) continue;
@@ -142,7 +164,7 @@ int conformanceCommand(const std::vector<std::string>& argv) {
       if (!fs::exists(c / "model.onnx") || c.string().find(filter) == std::string::npos) continue;
       std::string why;
       bool specialized = false;
-      Outcome o = runCase(c, pool, why, specialized);
+      Outcome o = runCase(c, pool, a.flag("--train"), why, specialized);
       ++count[static_cast<int>(o)];
       specializedPasses += o == Outcome::Pass && specialized;
       if (o != Outcome::Pass && failures.is_open())
@@ -150,14 +172,14 @@ int conformanceCommand(const std::vector<std::string>& argv) {
     }
     int n = count[0] + count[1] + count[2];
     if (!n) continue;
-    std::printf("%-40s %5d cases: %5d pass, %5d fail, %5d unsupported (%.1f%% pass; %d specialized to integer inputs)\n",
-                suite.filename().string().c_str(), n, count[0], count[1], count[2], 100.0 * count[0] / n, specializedPasses);
+    std::printf("%-40s %5d cases: %5d pass, %5d fail, %5d unsupported (%.1f%% pass%s; %d specialized to integer inputs)\n",
+                suite.filename().string().c_str(), n, count[0], count[1], count[2], 100.0 * count[0] / n, trained, specializedPasses);
     for (int i = 0; i < 3; ++i) total[i] += count[i];
     totalSpecialized += specializedPasses;
   }
   int n = total[0] + total[1] + total[2];
-  std::printf("%-40s %5d cases: %5d pass, %5d fail, %5d unsupported (%.1f%% pass; %d specialized to integer inputs)\n", "total", n,
-              total[0], total[1], total[2], n ? 100.0 * total[0] / n : 0.0, totalSpecialized);
+  std::printf("%-40s %5d cases: %5d pass, %5d fail, %5d unsupported (%.1f%% pass%s; %d specialized to integer inputs)\n", "total", n,
+              total[0], total[1], total[2], n ? 100.0 * total[0] / n : 0.0, trained, totalSpecialized);
   return 0;
 }
 

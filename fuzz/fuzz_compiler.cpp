@@ -10,7 +10,13 @@
 #include "core/frontend/fbx_parser.h"
 #include "core/ir/error.h"
 #include "core/pipeline/pipeline.h"
+#include "fuzz/fuzz_memory.h"
 #include "fuzz/generated_source_check.h"
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  fusebox::fuzz::limitMemory();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

@@ -8,6 +8,12 @@
 #include "core/frontend/fbx_parser.h"
 #include "core/ir/error.h"
 #include "core/trace/trace.h"
+#include "fuzz/fuzz_memory.h"
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  fusebox::fuzz::limitMemory();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

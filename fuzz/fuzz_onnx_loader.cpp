@@ -13,7 +13,13 @@
 #include "core/interp/interpreter.h"
 #include "core/ir/error.h"
 #include "core/pipeline/pipeline.h"
+#include "fuzz/fuzz_memory.h"
 #include "fuzz/generated_source_check.h"
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  fusebox::fuzz::limitMemory();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path = "/tmp/fusebox_fuzz_" + std::to_string(::getpid()) + ".onnx";

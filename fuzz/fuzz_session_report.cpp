@@ -21,6 +21,7 @@
 #include <sqlite3.h>
 
 #include "core/ir/error.h"
+#include "fuzz/fuzz_memory.h"
 #include "report/graph_layout.h"
 #include "report/html_report.h"
 #include "report/markup_check.h"
@@ -71,6 +72,7 @@ void insert(sqlite3* db, const char* sql, const char* kinds, Values& in) {
 // Graphviz keeps process-wide state (its context, font caches) from the first layout on; made here
 // so that it is not reported as a leak of the first input.
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  fusebox::fuzz::limitMemory();
   fusebox::renderSvg("digraph g { a [label=\"x\", tooltip=\"y\"]; subgraph cluster_k { label=\"k\"; b; } a -> b; }");
   return 0;
 }

@@ -182,6 +182,7 @@ const OnnxImporters& importers() {
     addMathImporters(t);
     addTensorImporters(t);
     addNnImporters(t);
+    addRecurrentImporters(t);
     return t;
   }();
   return m;

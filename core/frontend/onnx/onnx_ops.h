@@ -113,7 +113,13 @@ using OnnxImporters = std::map<std::string, OnnxImporter>;
 // exceeds kMaxImportedElements.
 int64_t checkedNumel(const std::vector<int64_t>& sizes, const std::string& what);
 
+// Compositions shared by the activation importers and the recurrent layers' activations.
+ValueId onnxSoftplus(OnnxNode& c, ValueId x);              // relu(x) + log(1 + exp(-|x|))
+ValueId onnxElu(OnnxNode& c, ValueId x, double alpha);     // x > 0 ? x : alpha * (e^x - 1)
+ValueId onnxClamp(OnnxNode& c, ValueId x, double lo, double hi);
+
 void addMathImporters(OnnxImporters& m);
+void addRecurrentImporters(OnnxImporters& m);
 void addTensorImporters(OnnxImporters& m);
 void addNnImporters(OnnxImporters& m);
 

@@ -69,22 +69,26 @@ OnnxOutputs logSumExp(OnnxNode& c) {
   return {r.keepdim ? y : c.reshape(y, OnnxNode::sizesOf(reducedShape(c.shape(x), r.axes, false)))};
 }
 
-ValueId softplus(OnnxNode& c, ValueId x) {  // relu(x) + log(1 + exp(-|x|)): no overflow
+}  // namespace
+
+ValueId onnxSoftplus(OnnxNode& c, ValueId x) {  // relu(x) + log(1 + exp(-|x|)): no overflow
   DType t = c.dtype(x);
   ValueId e = c.emit("exp", {c.emit("neg", {c.emit("abs", {x})})});
   return c.emit("add", {c.emit("relu", {x}), c.emit("log", {c.emit("add", {e, c.scalar(1, t)})})});
 }
 
-ValueId elu(OnnxNode& c, ValueId x, double alpha) {
+ValueId onnxElu(OnnxNode& c, ValueId x, double alpha) {
   DType t = c.dtype(x);
   ValueId neg = c.emit("mul", {c.emit("sub", {c.emit("exp", {x}), c.scalar(1, t)}), c.scalar(alpha, t)});
   return c.emit("where", {c.emit("gt", {x, c.scalar(0, t)}), x, neg});
 }
 
-ValueId clamp(OnnxNode& c, ValueId x, double lo, double hi) {
+ValueId onnxClamp(OnnxNode& c, ValueId x, double lo, double hi) {
   DType t = c.dtype(x);
   return c.emit("minimum", {c.emit("maximum", {x, c.scalar(lo, t)}), c.scalar(hi, t)});
 }
+
+namespace {
 
 OnnxImporter binary(const char* op) {
   return [op = std::string(op)](OnnxNode& c) -> OnnxOutputs { return {c.emit(op, {c.in(0), c.in(1)})}; };
@@ -122,15 +126,15 @@ void addMathImporters(OnnxImporters& m) {
   m["Neg"] = [](OnnxNode& c) -> OnnxOutputs { return {c.emit("neg", {c.in(0)})}; };
   m["Abs"] = [](OnnxNode& c) -> OnnxOutputs { return {c.emit("abs", {c.in(0)})}; };
   m["Reciprocal"] = unaryOf([](OnnxNode& c, ValueId x) { return c.emit("div", {c.scalar(1, c.dtype(x)), x}); });
-  m["Softplus"] = unaryOf(softplus);
+  m["Softplus"] = unaryOf(onnxSoftplus);
   m["Softsign"] = unaryOf([](OnnxNode& c, ValueId x) {
     return c.emit("div", {x, c.emit("add", {c.emit("abs", {x}), c.scalar(1, c.dtype(x))})});
   });
-  m["Mish"] = unaryOf([](OnnxNode& c, ValueId x) { return c.emit("mul", {x, c.emit("tanh", {softplus(c, x)})}); });
-  m["Elu"] = unaryOf([](OnnxNode& c, ValueId x) { return elu(c, x, c.attrFloat("alpha", 1.0)); });
+  m["Mish"] = unaryOf([](OnnxNode& c, ValueId x) { return c.emit("mul", {x, c.emit("tanh", {onnxSoftplus(c, x)})}); });
+  m["Elu"] = unaryOf([](OnnxNode& c, ValueId x) { return onnxElu(c, x, c.attrFloat("alpha", 1.0)); });
   m["Selu"] = unaryOf([](OnnxNode& c, ValueId x) {
     double alpha = c.attrFloat("alpha", 1.67326319217681884765625), gamma = c.attrFloat("gamma", 1.05070102214813232421875);
-    return c.emit("mul", {elu(c, x, alpha), c.scalar(gamma, c.dtype(x))});
+    return c.emit("mul", {onnxElu(c, x, alpha), c.scalar(gamma, c.dtype(x))});
   });
   m["Celu"] = unaryOf([](OnnxNode& c, ValueId x) {  // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
     DType t = c.dtype(x);
@@ -141,12 +145,12 @@ void addMathImporters(OnnxImporters& m) {
   m["HardSigmoid"] = unaryOf([](OnnxNode& c, ValueId x) {
     DType t = c.dtype(x);
     ValueId lin = c.emit("add", {c.emit("mul", {x, c.scalar(c.attrFloat("alpha", 0.2), t)}), c.scalar(c.attrFloat("beta", 0.5), t)});
-    return clamp(c, lin, 0, 1);
+    return onnxClamp(c, lin, 0, 1);
   });
   m["HardSwish"] = unaryOf([](OnnxNode& c, ValueId x) {
     DType t = c.dtype(x);
     ValueId lin = c.emit("add", {c.emit("mul", {x, c.scalar(1.0 / 6, t)}), c.scalar(0.5, t)});
-    return c.emit("mul", {x, clamp(c, lin, 0, 1)});
+    return c.emit("mul", {x, onnxClamp(c, lin, 0, 1)});
   });
   m["ThresholdedRelu"] = unaryOf([](OnnxNode& c, ValueId x) {
     DType t = c.dtype(x);
@@ -237,7 +241,7 @@ void addMathImporters(OnnxImporters& m) {
   };
   m["Clip"] = [](OnnxNode& c) -> OnnxOutputs {
     ValueId x = c.in(0);
-    if (c.cx.opset < 11) return {clamp(c, x, c.attrFloat("min", -INFINITY), c.attrFloat("max", INFINITY))};
+    if (c.cx.opset < 11) return {onnxClamp(c, x, c.attrFloat("min", -INFINITY), c.attrFloat("max", INFINITY))};
     if (c.has(1)) x = c.emit("maximum", {x, c.in(1)});
     if (c.has(2)) x = c.emit("minimum", {x, c.in(2)});
     return {x};

@@ -309,7 +309,7 @@ void addTensorImporters(OnnxImporters& m) {
     Ints s = c.sizes(x);
     Ints target = c.cx.opset >= 5 ? c.intsInput(1, "the shape input") : c.attrInts("shape");
     bool allowZero = c.attrInt("allowzero", 0) != 0;
-    int64_t known = 1, inferred = -1;
+    int64_t inferred = -1;
     for (size_t i = 0; i < target.size(); ++i) {
       if (target[i] == 0 && !allowZero) {
         if (i >= s.size()) throw Error("shape entry 0 copies a dim the input does not have");
