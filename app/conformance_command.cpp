@@ -34,9 +34,9 @@ const char* kConformanceHelp =
     "usage: fusebox conformance DIR [--failures FILE] [--filter TEXT] [--train]\n\n"
     "Runs every ONNX test case under DIR (a folder of test_* case folders, or a folder of such folders,\n"
     "e.g. /usr/share/libonnx-testdata/data) through the whole pipeline on the CPU target and compares\n"
-    "with the expected outputs. A model whose shapes depend on integer inputs (a Reshape's shape given\n"
-    "at run time) is specialized: compiled per data set with those inputs bound, as torch.compile\n"
-    "specializes on ints. Prints pass / fail / unsupported per folder; --failures writes each\n"
+    "with the expected outputs. A model whose shapes depend on input values (a Reshape's shape, Resize's\n"
+    "scales given at run time) is specialized: compiled per data set with those inputs bound, as\n"
+    "torch.compile specializes on ints. Prints pass / fail / unsupported per folder; --failures writes each\n"
     "failing or unsupported case with its reason. Exit status 0 unless a case crashed the run.\n"
     "  --train   also a training step of every case that passes (gradients of the model's weights\n"
     "            for the loss `run --train` uses), compiled and checked against the interpreter on\n"
@@ -100,8 +100,8 @@ std::string trainingMismatch(const fs::path& model) {
 }
 
 // One case: every data set must match. `why` gets the reason when it does not pass. A model whose
-// shapes depend on an integer input (a Reshape's shape given at run time) is specialized: compiled
-// once per data set with its integer inputs bound (`specialized` says so).
+// shapes depend on an input's values (a Reshape's shape, Resize's scales given at run time) is
+// specialized: compiled once per data set with those inputs bound (`specialized` says so).
 Outcome runCase(const fs::path& dir, ThreadPool& pool, bool train, std::string& why, bool& specialized) {
   specialized = false;
   try {
@@ -111,17 +111,14 @@ Outcome runCase(const fs::path& dir, ThreadPool& pool, bool train, std::string& 
     std::optional<OnnxModel> m;
     try {
       m = loadOnnx(model.string());
-    } catch (const Error& e) {
-      if (e.message().find("computed at run time") == std::string::npos) throw;
+    } catch (const OnnxInputNeededAtImport&) {
       specialized = true;
     }
     if (m) {
       why = runSets(*m, sets, pool);
     } else {
       for (const fs::path& set : sets) {
-        OnnxBindings bind = onnxIntegerInputs(model.string(), set.string());
-        if (bind.empty()) throw Error(dir.string() + ": shapes computed at run time from non-integer inputs are not supported");
-        why = runSets(loadOnnx(model.string(), bind), {set}, pool);
+        why = runSets(loadOnnxSpecialized(model.string(), set.string()), {set}, pool);
         if (!why.empty()) break;
       }
     }
@@ -172,13 +169,13 @@ int conformanceCommand(const std::vector<std::string>& argv) {
     }
     int n = count[0] + count[1] + count[2];
     if (!n) continue;
-    std::printf("%-40s %5d cases: %5d pass, %5d fail, %5d unsupported (%.1f%% pass%s; %d specialized to integer inputs)\n",
+    std::printf("%-40s %5d cases: %5d pass, %5d fail, %5d unsupported (%.1f%% pass%s; %d specialized to input values)\n",
                 suite.filename().string().c_str(), n, count[0], count[1], count[2], 100.0 * count[0] / n, trained, specializedPasses);
     for (int i = 0; i < 3; ++i) total[i] += count[i];
     totalSpecialized += specializedPasses;
   }
   int n = total[0] + total[1] + total[2];
-  std::printf("%-40s %5d cases: %5d pass, %5d fail, %5d unsupported (%.1f%% pass%s; %d specialized to integer inputs)\n", "total", n,
+  std::printf("%-40s %5d cases: %5d pass, %5d fail, %5d unsupported (%.1f%% pass%s; %d specialized to input values)\n", "total", n,
               total[0], total[1], total[2], n ? 100.0 * total[0] / n : 0.0, trained, totalSpecialized);
   return 0;
 }

@@ -65,19 +65,19 @@ TEST_P(OnnxCase, InterpreterMatchesTheExpectedOutput) {
   expectMatchesCase(loadOnnx((dir / "model.onnx").string()), dir / "test_data_set_0");
 }
 
-// Inputs that decide shapes (pads, repeats, an axis, split sizes) cannot be run-time values; bound
-// at import they specialize the graph, which then computes the case's expected output.
+// Inputs that decide shapes (pads, repeats, an axis, split sizes, resize scales) cannot be run-time
+// values; bound at import they specialize the graph, which then computes the case's expected output.
 class OnnxBoundCase : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(OnnxBoundCase, BoundIntegerInputsSpecializeTheGraph) {
+TEST_P(OnnxBoundCase, BoundInputsSpecializeTheGraph) {
   fs::path dir = kData / GetParam();
   if (!onnxAvailable() || !fs::exists(dir)) GTEST_SKIP() << "no ONNX support or no libonnx-testdata";
   std::string model = (dir / "model.onnx").string();
   test::expectThrowContaining<Error>([&] { loadOnnx(model); }, "computed at run time is not supported");
   fs::path set = dir / "test_data_set_0";
-  OnnxBindings bind = onnxIntegerInputs(model, set.string());
+  OnnxBindings bind;
+  OnnxModel m = loadOnnxSpecialized(model, set.string(), &bind);
   ASSERT_FALSE(bind.empty());
-  OnnxModel m = loadOnnx(model, bind);
   for (const GraphInput& gi : m.graph.inputs()) EXPECT_FALSE(bind.count(m.graph.value(gi.value).name)) << "a bound input stayed an input";
   expectMatchesCase(m, set);
 }
@@ -85,7 +85,8 @@ TEST_P(OnnxBoundCase, BoundIntegerInputsSpecializeTheGraph) {
 INSTANTIATE_TEST_SUITE_P(Backend, OnnxBoundCase,
                          ::testing::Values("node/test_reflect_pad", "node/test_edge_pad", "node/test_tile", "node/test_cumsum_1d_reverse_exclusive",
                                            "node/test_split_variable_parts_2d", "node/test_reshape_negative_dim", "node/test_slice_neg",
-                                           "node/test_expand_dim_changed"),
+                                           "node/test_expand_dim_changed",
+                                           "node/test_resize_upsample_scales_linear", "node/test_resize_downsample_scales_cubic"),
                          [](const auto& info) {
                            std::string s = info.param;
                            for (char& ch : s)

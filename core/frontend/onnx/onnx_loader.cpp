@@ -7,6 +7,7 @@
 #include <google/protobuf/unknown_field_set.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -267,6 +268,10 @@ OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind) {
     cx.builder.setOrigin(onnxNodeScope(n.name(), nodeMetadata(n)), {}, SourceLoc{path, i + 1, 1});
     try {
       importNode(cx, n);
+    } catch (const OnnxNeedsConstant& e) {
+      if (std::find(out.inputNames.begin(), out.inputNames.end(), e.value) != out.inputNames.end())
+        throw OnnxInputNeededAtImport(where + ": " + e.what(), e.value);
+      throw Error(where + ": " + e.what());
     } catch (const OnnxUnsupported& e) {
       throw Error(where + ": " + e.what());
     } catch (const LimitError& e) {  // keeps its class: over the memory budget, not a malformed file

@@ -30,6 +30,15 @@ bool onnxAvailable();
 using OnnxBindings = std::map<std::string, Tensor>;
 
 OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind = {});
+
+// A model input whose values an op needs at import (a Reshape's shape, Resize's scales, OneHot's
+// depth) but that the model feeds at run time: it imports only with `input` bound (loadOnnx's
+// bindings), specialized to those values as torch.compile specializes on ints.
+class OnnxInputNeededAtImport : public Error {
+public:
+  OnnxInputNeededAtImport(const std::string& message, std::string inputName) : Error(message), input(std::move(inputName)) {}
+  std::string input;
+};
 // The model's declared inputs that are not initializers, in order (what input_K.pb files feed).
 std::vector<std::string> onnxInputNames(const std::string& path);
 // A serialized onnx.TensorProto (a test case's input_0.pb / output_0.pb) as a Tensor.

@@ -34,7 +34,8 @@ ValueId OnnxContext::value(const std::string& name) {
 
 const Tensor& OnnxContext::constant(const std::string& name, const char* what) {
   auto c = constants.find(name);
-  if (c == constants.end()) throw OnnxUnsupported(std::string(what) + " computed at run time is not supported (it must be an initializer or a Constant)");
+  if (c == constants.end())
+    throw OnnxNeedsConstant(std::string(what) + " computed at run time is not supported (it must be an initializer or a Constant)", name);
   return c->second;
 }
 
@@ -183,6 +184,7 @@ const OnnxImporters& importers() {
     addTensorImporters(t);
     addNnImporters(t);
     addRecurrentImporters(t);
+    addResizeImporters(t);
     return t;
   }();
   return m;

@@ -33,6 +33,14 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+// A constant input computed at run time (the loader adds node and opset and, where it is a
+// model input, rethrows it as OnnxInputNeededAtImport naming that input).
+class OnnxNeedsConstant : public OnnxUnsupported {
+public:
+  OnnxNeedsConstant(const std::string& message, std::string valueName) : OnnxUnsupported(message), value(std::move(valueName)) {}
+  std::string value;
+};
+
 // The most elements a tensor read from a file may have, and the most a constant folded at import
 // time may have (larger ones stay ops of the graph): a corrupt file cannot make the importer
 // allocate without bound.
@@ -51,7 +59,7 @@ struct OnnxContext {
   // The model's weights: initializers (and the TorchScript exporter's Identity copies of them)
   // that are no batch-norm statistics. Every other constant a graph uses is a param that a
   // training step does not differentiate (GraphInput::trainable).
-  std::set<std::string> weights;
+  std::set<std::string> weights{};
 
   // Stores a constant under `name` after checking the memory budget (--max-memory) for every
   // constant held so far: many large initializers or folded values cannot add up without bound.
@@ -118,8 +126,13 @@ ValueId onnxSoftplus(OnnxNode& c, ValueId x);              // relu(x) + log(1 + 
 ValueId onnxElu(OnnxNode& c, ValueId x, double alpha);     // x > 0 ? x : alpha * (e^x - 1)
 ValueId onnxClamp(OnnxNode& c, ValueId x, double lo, double hi);
 
+// data.shape[:axis] + idx.shape + data.shape[axis+1:]: data's entries at the (non-negative)
+// integer indices idx along axis, as ONNX's Gather (through the embedding op, so it differentiates).
+ValueId onnxGatherAlong(OnnxNode& c, ValueId data, size_t axis, ValueId idx);
+
 void addMathImporters(OnnxImporters& m);
 void addRecurrentImporters(OnnxImporters& m);
+void addResizeImporters(OnnxImporters& m);
 void addTensorImporters(OnnxImporters& m);
 void addNnImporters(OnnxImporters& m);
 

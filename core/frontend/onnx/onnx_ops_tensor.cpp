@@ -52,13 +52,18 @@ OnnxOutputs slice(OnnxNode& c) {
   return {x};
 }
 
-// data.shape[:axis] + indices.shape + data.shape[axis+1:]: the axis moves to the front, the rest
-// flattens into rows of an embedding lookup, and the result is put back in place.
 OnnxOutputs gather(OnnxNode& c) {
-  ValueId data = c.in(0), idx = c.in(1);
+  ValueId data = c.in(0);
+  size_t axis = static_cast<size_t>(c.axis(c.attrInt("axis", 0), c.rank(data)));
+  return {onnxGatherAlong(c, data, axis, wrapIndices(c, c.in(1), c.sizes(data)[axis]))};
+}
+
+}  // namespace
+
+// The axis moves to the front, the rest flattens into rows of an embedding lookup, and the result
+// is put back in place.
+ValueId onnxGatherAlong(OnnxNode& c, ValueId data, size_t axis, ValueId idx) {
   Ints ds = c.sizes(data), is = c.sizes(idx);
-  size_t axis = static_cast<size_t>(c.axis(c.attrInt("axis", 0), ds.size()));
-  idx = wrapIndices(c, idx, ds[axis]);
   Ints perm{static_cast<int64_t>(axis)}, rest;
   for (size_t i = 0; i < ds.size(); ++i)
     if (i != axis) perm.push_back(static_cast<int64_t>(i)), rest.push_back(ds[i]);
@@ -73,8 +78,10 @@ OnnxOutputs gather(OnnxNode& c) {
   for (size_t i = 0; i < axis; ++i) back.push_back(static_cast<int64_t>(is.size() + i));
   for (size_t i = 0; i < is.size(); ++i) back.push_back(static_cast<int64_t>(i));
   for (size_t i = axis; i < rest.size(); ++i) back.push_back(static_cast<int64_t>(is.size() + i));
-  return {permute(c, y, back)};
+  return permute(c, y, back);
 }
+
+namespace {
 
 // out[.., j, ..] = data[.., idx[.., j, ..], ..] along axis, as a masked sum over a one-hot of the
 // indices (the registry has no scatter to differentiate a direct gather by).

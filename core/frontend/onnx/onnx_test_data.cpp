@@ -32,15 +32,20 @@ std::vector<Tensor> onnxDataSetInputs(const OnnxModel& m, const std::string& set
   return inputs;
 }
 
-OnnxBindings onnxIntegerInputs(const std::string& modelPath, const std::string& set) {
+OnnxModel loadOnnxSpecialized(const std::string& modelPath, const std::string& set, OnnxBindings* bound) {
   OnnxBindings bind;
   std::vector<std::string> names = onnxInputNames(modelPath);
-  for (size_t k = 0; k < names.size(); ++k) {
-    if (!std::filesystem::exists(inputFile(set, k))) break;
-    Tensor t = loadOnnxTensor(inputFile(set, k));
-    if (isInteger(t.dtype)) bind[names[k]] = std::move(t);
+  for (;;) {
+    try {
+      OnnxModel m = loadOnnx(modelPath, bind);
+      if (bound) *bound = bind;
+      return m;
+    } catch (const OnnxInputNeededAtImport& e) {
+      size_t k = static_cast<size_t>(std::find(names.begin(), names.end(), e.input) - names.begin());
+      if (bind.count(e.input) || k >= names.size() || !std::filesystem::exists(inputFile(set, k))) throw;
+      bind[e.input] = loadOnnxTensor(inputFile(set, k));  // each input once: at most names.size() rounds
+    }
   }
-  return bind;
 }
 
 }  // namespace fusebox
