@@ -10,7 +10,7 @@
 #include "core/frontend/fbx_parser.h"
 #include "core/ir/error.h"
 #include "core/pipeline/pipeline.h"
-#include "fuzz/fuzz_memory.h"
+#include "fuzz/fuzz_limits.h"
 #include "fuzz/generated_source_check.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {

@@ -8,7 +8,7 @@
 #include "core/frontend/fbx_parser.h"
 #include "core/ir/error.h"
 #include "core/trace/trace.h"
-#include "fuzz/fuzz_memory.h"
+#include "fuzz/fuzz_limits.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   fusebox::fuzz::limitMemory();

@@ -21,7 +21,7 @@
 #include <sqlite3.h>
 
 #include "core/ir/error.h"
-#include "fuzz/fuzz_memory.h"
+#include "fuzz/fuzz_limits.h"
 #include "report/graph_layout.h"
 #include "report/html_report.h"
 #include "report/markup_check.h"
