@@ -65,6 +65,8 @@ const std::vector<OpCase>& opCases() {
       {"mean_keepdim", "mean", {N({2, 3, 4})}, {{"dim", Ints{0, 2}}, {"keepdim", true}}},
       {"amax", "amax", {N({3, 5})}, {{"dim", Ints{1}}}},
       {"amin", "amin", {N({3, 5})}, {{"dim", Ints{0}}, {"keepdim", true}}},
+      {"prod", "prod", {A({3, 5})}, {{"dim", Ints{1}}}},
+      {"prod_all_keepdim", "prod", {A({2, 3})}, {{"keepdim", true}}},
       {"softmax", "softmax", {N({3, 5})}, {{"dim", int64_t{-1}}}},
       {"softmax_dim0", "softmax", {N({3, 5})}, {{"dim", int64_t{0}}}},
       {"log_softmax", "log_softmax", {N({3, 5})}, {{"dim", int64_t{1}}}},

@@ -37,6 +37,19 @@ void addReductionDerivatives(DerivativeTable& t) {
       return {c.div(c.mul(c.expandReduced(c.grad(), xs, axes), mask), count)};
     };
   }
+  t["prod"] = [](GradContext& c) -> Grads {
+    // d prod / d x_i = the product of the others: out / x_i where x_i != 0; at the one zero of a
+    // slice, the product of its nonzero elements; 0 where a slice has two zeros or more.
+    auto axes = reductionAxesOf(c, c.in(0));
+    const Shape& xs = c.shape(c.in(0));
+    ValueId x = c.in(0), zero = c.scalar(0), one = c.scalar(1);
+    ValueId isZero = c.op("eq", {x, zero});
+    ValueId zeros = c.op("sum", {c.op("to", {isZero}, {{"dtype", std::string(dtypeName(c.type(x).dtype))}})}, {{"dim", axes}, {"keepdim", true}});
+    ValueId nonzeroProd = c.op("prod", {c.op("where", {isZero, one, x})}, {{"dim", axes}, {"keepdim", true}});
+    ValueId atZero = c.op("where", {c.op("eq", {zeros, one}), nonzeroProd, zero});
+    ValueId others = c.op("where", {isZero, c.expandReduced(atZero, xs, axes), c.div(c.expandReduced(c.out(), xs, axes), c.op("where", {isZero, one, x}))});
+    return {c.mul(c.expandReduced(c.grad(), xs, axes), others)};
+  };
   t["softmax"] = [](GradContext& c) -> Grads {
     ValueId gy = c.mul(c.grad(), c.out());
     ValueId s = c.op("sum", {gy}, {{"dim", Ints{attrsOf(c).i("dim")}}, {"keepdim", true}});

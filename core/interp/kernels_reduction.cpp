@@ -3,18 +3,18 @@
 #include <limits>
 
 #include "core/interp/kernels.h"
+#include "core/ops/reduction_math.h"
 #include "core/ops/shape_rules.h"
 
 namespace fusebox {
 
 namespace {
 
-enum class Reduce { Sum, Mean, Max, Min };
-
-// `dimsAttr` names the reduced dims ("dim" for torch ops, "dims" for prims). The output layout
-// is the same with or without keepdim, so one kernel serves both.
-Kernel reductionKernel(Reduce kind, const char* dimsAttr = "dim") {
-  return [kind, dimsAttr](const KernelCall& c) {
+// One row of the reduction table (mean: the sum's row, divided by the count). `dimsAttr` names the
+// reduced dims ("dim" for torch ops, "dims" for prims). The output layout is the same with or
+// without keepdim, so one kernel serves both.
+Kernel reductionKernel(const ReductionMath& r, bool mean = false, const char* dimsAttr = "dim") {
+  return [&r, mean, dimsAttr](const KernelCall& c) {
     const Tensor& x = c.x();
     auto axes = reductionAxes(c.ints(dimsAttr), x.rank(), c.node.op);
     // Map every input element onto its output element through the keepdim-shaped output.
@@ -22,19 +22,12 @@ Kernel reductionKernel(Reduce kind, const char* dimsAttr = "dim") {
     for (int64_t a : axes) keep[a] = 1;
     std::vector<int64_t> target = broadcastOffsets(keep, x.sizes);
     Tensor out = c.output();
-    double init = kind == Reduce::Max ? -INFINITY : kind == Reduce::Min ? INFINITY : 0.0;
-    std::fill(out.data.begin(), out.data.end(), init);
+    std::fill(out.data.begin(), out.data.end(), r.identity);
     for (size_t i = 0; i < x.data.size(); ++i) {
       double& acc = out.data[target[i]];
-      double v = x.data[i];
-      switch (kind) {
-        case Reduce::Sum:
-        case Reduce::Mean: acc += v; break;
-        case Reduce::Max: acc = (std::isnan(v) || v > acc) ? v : acc; break;
-        case Reduce::Min: acc = (std::isnan(v) || v < acc) ? v : acc; break;
-      }
+      acc = r.step(acc, x.data[i]);
     }
-    if (kind == Reduce::Mean) {
+    if (mean) {
       double count = static_cast<double>(x.numel()) / static_cast<double>(std::max<int64_t>(out.numel(), 1));
       for (double& v : out.data) v /= count;
     }
@@ -65,13 +58,11 @@ Kernel softmaxKernel(bool logForm) {
 }  // namespace
 
 void addReductionKernels(KernelTable& t) {
-  t["sum"] = reductionKernel(Reduce::Sum);
-  t["mean"] = reductionKernel(Reduce::Mean);
-  t["amax"] = reductionKernel(Reduce::Max);
-  t["amin"] = reductionKernel(Reduce::Min);
-  t["prims.sum"] = reductionKernel(Reduce::Sum, "dims");
-  t["prims.amax"] = reductionKernel(Reduce::Max, "dims");
-  t["prims.amin"] = reductionKernel(Reduce::Min, "dims");
+  for (const ReductionMath& r : reductionMathOps()) {
+    t[r.prim] = reductionKernel(r);
+    t["prims." + r.prim] = reductionKernel(r, false, "dims");
+  }
+  t["mean"] = reductionKernel(reductionMath(ReduceOp::Sum), true);
   t["softmax"] = softmaxKernel(false);
   t["log_softmax"] = softmaxKernel(true);
 }

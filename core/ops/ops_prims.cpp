@@ -9,7 +9,7 @@
 //   selection / cast    where convert_element_type
 //   creation            full iota uniform_random sym_size
 //   layout              broadcast_in_dim reshape permute slice pad cat
-//   reductions          sum amax amin
+//   reductions          sum amax amin prod           (core/ops/reduction_math.def)
 //   indexing            gather index_select index_add
 //   externs             matmul conv2d conv2d_backward_input conv2d_backward_weight
 //   windows             max_pool2d avg_pool2d adaptive_avg_pool2d
@@ -19,6 +19,7 @@
 #include "core/ir/checked_math.h"
 #include "core/ops/binary_math.h"
 #include "core/ops/extern_prims.h"
+#include "core/ops/reduction_math.h"
 #include "core/ops/registry.h"
 #include "core/ops/shape_rules.h"
 #include "core/ops/unary_math.h"
@@ -159,9 +160,9 @@ void registerPrims(OpRegistry& r) {
                        },
                        "`low` values before, `interior` between and `high` after the elements along dim"));
   prims.push_back(primLike(r, "cat", "concatenation along dim", false));
-  for (const char* op : {"sum", "amax", "amin"})
-    prims.push_back(prim(op, OpKind::Reduction, {{"x"}}, {{"dims", AttrKind::Ints, std::nullopt}}, reduceInfer,
-                         std::string(op) + " over `dims`, which are removed"));
+  for (const ReductionMath& red : reductionMathOps())
+    prims.push_back(prim(red.prim, OpKind::Reduction, {{"x"}}, {{"dims", AttrKind::Ints, std::nullopt}}, reduceInfer,
+                         red.prim + " over `dims`, which are removed"));
   prims.push_back(prim("gather", OpKind::Elementwise, {{"x"}, {"index"}}, {{"dim", AttrKind::Int, std::nullopt}},
                        [](const InferCall& c) -> Types {
                          if (!isInteger(c.inputs[1].dtype)) shapeFail(c.op, "index must be integer");

@@ -49,6 +49,7 @@ void registerReductionOps(OpRegistry& r) {
   r.add(reduction("mean", "mean over `dim` (all dims when empty)", true));
   r.add(reduction("amax", "maximum over `dim` (all dims when empty)", false));
   r.add(reduction("amin", "minimum over `dim` (all dims when empty)", false));
+  r.add(reduction("prod", "product over `dim` (all dims when empty)", false));
   r.add(softmaxLike("softmax", "exp(x - max) / sum(exp(x - max)) along `dim`"));
   r.add(softmaxLike("log_softmax", "x - max - log(sum(exp(x - max))) along `dim`"));
 }

@@ -1,4 +1,4 @@
-// The reductions (sum, max, min): one table (reduction_math.def) that lowering, the loop-IR
+// The reductions (sum, max, min, prod): one table (reduction_math.def) that lowering, the loop-IR
 // interpreter, both code printers, the partitioner and the fuzzer read.
 #pragma once
 

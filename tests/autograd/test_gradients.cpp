@@ -7,6 +7,7 @@
 #include "core/autograd/derivatives.h"
 #include "core/autograd/partition_comparison.h"
 #include "core/frontend/model_loader.h"
+#include "core/interp/interpreter.h"
 #include "core/ops/registry.h"
 #include "grad_check.h"
 #include "op_cases.h"
@@ -74,6 +75,19 @@ TEST(Autograd, SecondOrderGivesAClearError) {
   opts.allFloatInputs = true;
   test::expectThrowContaining<Error>([&] { buildJointGraph(test::opCaseGraph(*c), opts); },
                                      "op 'conv2d_backward_input' has no derivative formula");
+}
+
+// Finite differences cannot see the kink at zero; the product of the others is exact there: the
+// nonzero elements' product at a slice's one zero, nothing where a slice has two.
+TEST(Autograd, ProdGradientIsTheProductOfTheOthersAlsoAtZeros) {
+  Graph g = test::traceSource("model p(x: f32[3, 3]) {\n  return prod(x, dim=[1])\n}\n");
+  JointGraph joint = buildJointGraph(g, JointOptions{{"x"}, false});
+  Tensor x(DType::F32, {3, 3}, {2, 3, 4, 0, 3, -5, 0, 0, 7});
+  Tensor tangent(DType::F32, {3}, {1, 1, 1});
+  std::vector<Tensor> out = interpret(joint.graph, {x, tangent});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].data, (std::vector<double>{24, 0, 0}));
+  EXPECT_EQ(out[1].data, (std::vector<double>{12, 8, 6, -15, 0, 0, 0, 0, 0}));
 }
 
 TEST(Autograd, JointGraphShapeAndNames) {

@@ -139,6 +139,8 @@ TEST(Kernels, Reductions) {
   expectValues(runOp("mean", {x}, {{"dim", Ints{0}}, {"keepdim", true}}), {1, 3}, {2.5, 3.5, 4.5});
   expectValues(runOp("amax", {x}, {{"dim", Ints{1}}}), {2}, {3, 6});
   expectValues(runOp("amin", {x}, {{"dim", Ints{0}}}), {3}, {1, 2, 3});
+  expectValues(runOp("prod", {x}, {{"dim", Ints{1}}}), {2}, {6, 120});
+  expectValues(runOp("prod", {t({2, 2}, {-1, 0.5, 3, -2})}), {}, {3});
   expectValues(runOp("softmax", {t({3}, {1, 2, 3})}), {3}, {0.09003057317038046, 0.24472847105479767, 0.6652409557748219});
   expectValues(runOp("log_softmax", {t({1, 3}, {1, 2, 3})}), {1, 3}, {-2.40760596444438, -1.4076059644443801, -0.4076059644443803});
   // softmax along dim 0 of a [3, 1] column is the same distribution.

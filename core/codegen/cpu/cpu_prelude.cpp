@@ -100,6 +100,7 @@ static inline double fb_abs(double x) { return __builtin_fabs(x); }
 template <class T> static inline T fb_abs(T x) { return x < 0 ? -x : x; }
 template <class T> static inline T fb_max(T a, T b) { return (a != a || a > b) ? a : b; }
 template <class T> static inline T fb_min(T a, T b) { return (a != a || a < b) ? a : b; }
+template <class T> static inline T fb_mul(T a, T b) { return a * b; }
 // Floor division and modulo by a positive constant, for index operands that may be negative.
 template <class T, class U> static inline T fb_floordiv(T a, U d) { return a / (T)d - (T)((a % (T)d != 0) & (a < 0)); }
 template <class T, class U> static inline T fb_floormod(T a, U d) { T r = a % (T)d; return r < 0 ? r + (T)d : r; }

@@ -64,6 +64,7 @@ __device__ __forceinline__ double fb_abs(double x) { return fabs(x); }
 template <class T> __device__ __forceinline__ T fb_abs(T x) { return x < 0 ? -x : x; }
 template <class T> __device__ __forceinline__ T fb_max(T a, T b) { return (a != a || a > b) ? a : b; }
 template <class T> __device__ __forceinline__ T fb_min(T a, T b) { return (a != a || a < b) ? a : b; }
+template <class T> __device__ __forceinline__ T fb_mul(T a, T b) { return a * b; }
 // Floor division and modulo by a positive constant, for index operands that may be negative.
 template <class T, class U> __device__ __forceinline__ T fb_floordiv(T a, U d) { return a / (T)d - (T)((a % (T)d != 0) & (a < 0)); }
 template <class T, class U> __device__ __forceinline__ T fb_floormod(T a, U d) { T r = a % (T)d; return r < 0 ? r + (T)d : r; }
@@ -80,6 +81,7 @@ __device__ __forceinline__ double fb_rand(fb_u64 seed, fb_u64 index) {
 struct FbSum { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
 struct FbMax { template <class T> __device__ T operator()(T a, T b) const { return fb_max(a, b); } };
 struct FbMin { template <class T> __device__ T operator()(T a, T b) const { return fb_min(a, b); } };
+struct FbProd { template <class T> __device__ T operator()(T a, T b) const { return a * b; } };
 
 // Reduces v over the block (warp shuffles, then one warp over the warps' partials); every
 // thread returns the result. `scratch` holds 32 values of T.

@@ -185,6 +185,7 @@ const OnnxImporters& importers() {
     addNnImporters(t);
     addRecurrentImporters(t);
     addResizeImporters(t);
+    addWindowImporters(t);
     return t;
   }();
   return m;

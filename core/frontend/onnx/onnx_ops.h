@@ -133,6 +133,7 @@ ValueId onnxGatherAlong(OnnxNode& c, ValueId data, size_t axis, ValueId idx);
 void addMathImporters(OnnxImporters& m);
 void addRecurrentImporters(OnnxImporters& m);
 void addResizeImporters(OnnxImporters& m);
+void addWindowImporters(OnnxImporters& m);
 void addTensorImporters(OnnxImporters& m);
 void addNnImporters(OnnxImporters& m);
 

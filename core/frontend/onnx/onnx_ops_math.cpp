@@ -270,6 +270,7 @@ void addMathImporters(OnnxImporters& m) {
   m["ReduceMean"] = reductionOf("mean", 18);
   m["ReduceMax"] = reductionOf("amax", 18);
   m["ReduceMin"] = reductionOf("amin", 18);
+  m["ReduceProd"] = reductionOf("prod", 18);
   m["ReduceL1"] = reductionOf("sum", 18, [](OnnxNode& c, ValueId x) { return c.emit("abs", {x}); });
   m["ReduceL2"] = reductionOf("sum", 18, square, [](OnnxNode& c, ValueId y) { return c.emit("sqrt", {y}); });
   m["ReduceSumSquare"] = reductionOf("sum", 18, square);

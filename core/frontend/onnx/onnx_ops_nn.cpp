@@ -1,6 +1,5 @@
-// ONNX neural-network ops as registry ops: Gemm, convolution and pooling (1-D through the 2-D
-// ops, explicit pads for asymmetric, SAME and ceil-mode windows), normalizations, softmax
-// family, arg max/min and the two losses.
+// ONNX neural-network ops as registry ops: Gemm, global pooling, normalizations, softmax family,
+// arg max/min and the two losses (convolution and windowed pooling: onnx_ops_window.cpp).
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
@@ -23,155 +22,6 @@ Ints tailAxes(size_t from, size_t rank) {
   Ints a;
   for (size_t i = from; i < rank; ++i) a.push_back(static_cast<int64_t>(i));
   return a;
-}
-
-// A window op over the spatial dims of [N, C, spatial...] with ONNX's pads, auto_pad and ceil_mode
-// resolved into explicit (lo, hi) pads per spatial dim.
-struct Window {
-  Ints kernel, stride, dilation, lo, hi;
-  Ints ceilExtra;  // the part of hi that ceil_mode added (no pad the user asked for)
-  bool oneD = false;
-};
-
-// Pooling windows may use ceil_mode but not dilations; convolution windows the other way round.
-Window windowOf(OnnxNode& c, const Ints& spatial, const Ints& kernel, bool pooling) {
-  size_t n = spatial.size();
-  if (n != 1 && n != 2) throw OnnxUnsupported(std::to_string(n) + "-D windows are not supported (1-D and 2-D only)");
-  Window w;
-  w.kernel = kernel;
-  w.oneD = n == 1;
-  w.stride = c.attrInts("strides", Ints(n, 1));
-  w.dilation = c.attrInts("dilations", Ints(n, 1));
-  Ints pads = c.attrInts("pads", Ints(2 * n, 0));
-  if (kernel.size() != n || w.stride.size() != n || w.dilation.size() != n || pads.size() != 2 * n)
-    throw Error("kernel_shape, strides, dilations and pads must match the " + std::to_string(n) + " spatial dims");
-  std::string autoPad = c.attrString("auto_pad", "NOTSET");
-  bool ceil = c.attrInt("ceil_mode", 0) != 0;
-  if (ceil && !pooling) throw OnnxUnsupported("ceil_mode=1 is not supported here");
-  if (pooling)
-    for (int64_t d : w.dilation)
-      if (d != 1) throw OnnxUnsupported("dilated pooling is not supported");
-  for (size_t i = 0; i < n; ++i) {
-    int64_t in = spatial[i], keff = (kernel[i] - 1) * w.dilation[i] + 1, s = w.stride[i];
-    int64_t lo = pads[i], hi = pads[i + n], extra = 0;
-    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      int64_t out = (in + s - 1) / s, total = std::max<int64_t>(0, (out - 1) * s + keff - in);
-      lo = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      hi = total - lo;
-    } else if (autoPad == "VALID") {
-      lo = hi = 0;
-    } else if (autoPad != "NOTSET") {
-      throw OnnxUnsupported("auto_pad=" + autoPad + " is not supported");
-    }
-    if (ceil) {  // one more window when the last would start inside the (left-padded) input
-      int64_t span = in + lo + hi - keff;
-      int64_t out = (span + s - 1) / s + 1;
-      if ((out - 1) * s >= in + lo) --out;
-      extra = std::max<int64_t>(0, (out - 1) * s + keff - (in + lo + hi));
-    }
-    w.lo.push_back(lo);
-    w.hi.push_back(hi + extra);
-    w.ceilExtra.push_back(extra);
-  }
-  if (w.oneD) {  // through the 2-D ops as [N, C, 1, L]
-    for (Ints* v : {&w.kernel, &w.stride, &w.dilation, &w.lo, &w.hi, &w.ceilExtra}) v->insert(v->begin(), 1);
-    w.lo[0] = w.hi[0] = w.ceilExtra[0] = 0;
-  }
-  return w;
-}
-
-bool symmetric(const Window& w) { return w.lo == w.hi; }
-
-ValueId to2d(OnnxNode& c, ValueId x, const Window& w) {
-  if (!w.oneD) return x;
-  Ints s = c.sizes(x);
-  return c.reshape(x, {s[0], s[1], 1, s[2]});
-}
-ValueId from2d(OnnxNode& c, ValueId y, const Window& w) {
-  if (!w.oneD) return y;
-  Ints s = c.sizes(y);
-  return c.reshape(y, {s[0], s[1], s[3]});
-}
-
-ValueId padSpatial(OnnxNode& c, ValueId x, const Window& w, double value) {
-  for (size_t i = 0; i < 2; ++i) x = c.padDim(x, i + 2, w.lo[i], w.hi[i], value);
-  return x;
-}
-
-Ints spatialOf(OnnxNode& c, ValueId x) {
-  Ints s = c.sizes(x);
-  if (s.size() < 3) throw Error("expected [N, C, spatial...], got rank " + std::to_string(s.size()));
-  return Ints(s.begin() + 2, s.end());
-}
-
-OnnxOutputs conv(OnnxNode& c) {
-  ValueId x = c.in(0), wt = c.in(1);
-  Ints ws = c.sizes(wt);
-  if (ws.size() != c.rank(x) || ws.size() < 3) throw Error("the weight must be [M, C/group, kernel...] with the input's rank");
-  Window w = windowOf(c, spatialOf(c, x), Ints(ws.begin() + 2, ws.end()), false);
-  x = to2d(c, x, w);
-  wt = to2d(c, wt, w);
-  Ints padding{w.lo[0], w.lo[1]};
-  if (!symmetric(w)) {
-    x = padSpatial(c, x, w, 0);
-    padding = {0, 0};
-  }
-  std::vector<ValueId> ins{x, wt};
-  if (c.has(2)) ins.push_back(c.in(2));
-  ValueId y = c.emit("conv2d", ins, {{"stride", w.stride}, {"padding", padding}, {"dilation", w.dilation}, {"groups", c.attrInt("group", 1)}});
-  return {from2d(c, y, w)};
-}
-
-OnnxOutputs maxPool(OnnxNode& c) {
-  if (c.n.output_size() > 1 && !c.n.output(1).empty()) throw OnnxUnsupported("the Indices output is not supported");
-  ValueId x = c.in(0);
-  if (!isFloating(c.dtype(x))) throw OnnxUnsupported("integer max pooling is not supported");
-  Window w = windowOf(c, spatialOf(c, x), c.attrInts("kernel_shape"), true);
-  x = to2d(c, x, w);
-  // max_pool2d pads with -inf and allows pads up to half the kernel; anything else is padded here.
-  bool direct = symmetric(w) && 2 * w.lo[0] <= w.kernel[0] && 2 * w.lo[1] <= w.kernel[1];
-  Ints padding{w.lo[0], w.lo[1]};
-  if (!direct) {
-    x = padSpatial(c, x, w, -INFINITY);
-    padding = {0, 0};
-  }
-  return {from2d(c, c.emit("max_pool2d", {x}, {{"kernel_size", w.kernel}, {"stride", w.stride}, {"padding", padding}}), w)};
-}
-
-// Averages over the window; the divisor counts the input elements (count_include_pad=0) or also
-// the pads (=1), but never the extra elements ceil_mode adds, as ONNX and PyTorch define it.
-OnnxOutputs averagePool(OnnxNode& c) {
-  ValueId x = c.in(0);
-  Ints spatial = spatialOf(c, x);
-  Window w = windowOf(c, spatial, c.attrInts("kernel_shape"), true);
-  bool includePad = c.attrInt("count_include_pad", 0) != 0;
-  x = to2d(c, x, w);
-  Ints in2 = c.sizes(x);
-  bool padded = false;
-  for (size_t i = 0; i < 2; ++i) padded |= w.lo[i] || w.hi[i];
-  if (!padded) return {from2d(c, c.emit("avg_pool2d", {x}, {{"kernel_size", w.kernel}, {"stride", w.stride}, {"padding", Ints{0, 0}}}), w)};
-  // Sum over the window (mean of the zero-padded input times the window size), then divide by the count.
-  ValueId xp = padSpatial(c, x, w, 0);
-  ValueId mean = c.emit("avg_pool2d", {xp}, {{"kernel_size", w.kernel}, {"stride", w.stride}, {"padding", Ints{0, 0}}});
-  Ints os = c.sizes(mean);
-  int64_t oh = os[2], ow = os[3], area = w.kernel[0] * w.kernel[1];
-  // The pads the user asked for (not ceil_mode's extra) bound what count_include_pad counts.
-  Ints userHi{w.hi[0] - w.ceilExtra[0], w.hi[1] - w.ceilExtra[1]};
-  OnnxContext::checkBuildable({oh, ow}, "a window-count table");
-  // How many of the window's positions along spatial dim d (0: rows, 1: columns) count for output o.
-  auto counted = [&](size_t d, int64_t o) {
-    int64_t n = 0, first = includePad ? -w.lo[d] : 0, end = in2[d + 2] + (includePad ? userHi[d] : 0);
-    for (int64_t k = 0; k < w.kernel[d]; ++k) {
-      int64_t at = o * w.stride[d] + k - w.lo[d];
-      n += at >= first && at < end;
-    }
-    return n;
-  };
-  Tensor count(c.dtype(x), {oh, ow});
-  for (int64_t i = 0; i < oh; ++i)
-    for (int64_t j = 0; j < ow; ++j) count.data[static_cast<size_t>(i * ow + j)] = static_cast<double>(counted(0, i) * counted(1, j));
-  ValueId sum = c.emit("mul", {mean, c.scalar(static_cast<double>(area), c.dtype(x))});
-  return {from2d(c, c.emit("div", {sum, c.cx.constantValue(count)}), w)};
 }
 
 // Softmax-like ops: opset < 13 normalizes over the dims from `axis` on, flattened.
@@ -327,9 +177,6 @@ void addNnImporters(OnnxImporters& m) {
     }
     return {y};
   };
-  m["Conv"] = conv;
-  m["MaxPool"] = maxPool;
-  m["AveragePool"] = averagePool;
   m["GlobalAveragePool"] = [](OnnxNode& c) -> OnnxOutputs {
     ValueId x = c.in(0);
     return {axisReduce(c, "mean", x, tailAxes(2, c.rank(x)))};

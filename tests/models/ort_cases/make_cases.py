@@ -210,6 +210,67 @@ def resize_tf_crop_and_resize_extrapolate():
                   extrapolation_value=-2.5)
 
 
+def window(name, op, x_shape, w_shape=None, *, bias=False, **attrs):
+    """One Conv/ConvTranspose (weight and bias initializers) or pool (after X * W, so that a
+    training step has a weight to differentiate) on a seeded input."""
+    r = rng(name)
+    X = r.standard_normal(x_shape).astype(np.float32)
+    if op in ("Conv", "ConvTranspose"):
+        W = (r.standard_normal(w_shape) / np.sqrt(np.prod(w_shape[1:]))).astype(np.float32)
+        inits = [("W", W)] + ([("B", (0.1 * r.standard_normal(w_shape[0] if op == "Conv" else w_shape[1] * attrs.get("group", 1))).astype(np.float32))] if bias else [])
+        nodes = [helper.make_node(op, ["X", "W"] + (["B"] if bias else []), ["Y"], **attrs)]
+    else:
+        inits = [("W", (1 + 0.2 * r.standard_normal(x_shape)).astype(np.float32))]
+        nodes = [helper.make_node("Mul", ["X", "W"], ["XW"]), helper.make_node(op, ["XW"], ["Y"], **attrs)]
+    return model(nodes, {"X": X}, ["Y"], inits), {"X": X}, None
+
+
+@case
+def conv_transpose_2d_groups_stride_output_padding():
+    return window("conv_transpose_2d_groups_stride_output_padding", "ConvTranspose", (2, 4, 5, 3), (4, 3, 3, 2), bias=True,
+                  group=2, strides=[2, 3], pads=[1, 0, 0, 1], output_padding=[1, 2], dilations=[1, 2])
+
+
+@case
+def conv_transpose_1d_output_shape():
+    return window("conv_transpose_1d_output_shape", "ConvTranspose", (1, 3, 7), (3, 2, 4), strides=[3], output_shape=[22])
+
+
+@case
+def conv_transpose_3d_same_upper():
+    return window("conv_transpose_3d_same_upper", "ConvTranspose", (1, 2, 3, 4, 2), (2, 3, 2, 3, 2), bias=True,
+                  strides=[2, 1, 2], auto_pad="SAME_UPPER")
+
+
+@case
+def conv_3d_groups_dilated_asymmetric():
+    return window("conv_3d_groups_dilated_asymmetric", "Conv", (2, 4, 6, 5, 7), (6, 2, 2, 3, 2), bias=True, group=2,
+                  strides=[2, 1, 3], dilations=[2, 1, 2], pads=[1, 0, 2, 0, 1, 1])
+
+
+@case
+def max_pool_3d_ceil_padded():
+    return window("max_pool_3d_ceil_padded", "MaxPool", (1, 2, 7, 6, 5), kernel_shape=[3, 2, 3], strides=[2, 2, 2],
+                  pads=[1, 0, 1, 1, 0, 1], ceil_mode=1)
+
+
+@case
+def average_pool_3d_count_include_pad():
+    return window("average_pool_3d_count_include_pad", "AveragePool", (2, 1, 5, 6, 7), kernel_shape=[2, 3, 3], strides=[1, 2, 2],
+                  pads=[1, 1, 0, 0, 1, 2], count_include_pad=1)
+
+
+@case
+def max_pool_2d_dilated_asymmetric_pads():  # (not SAME: onnxruntime sizes SAME pads by the undilated kernel)
+    return window("max_pool_2d_dilated_asymmetric_pads", "MaxPool", (1, 3, 9, 8), kernel_shape=[3, 2], dilations=[2, 3],
+                  strides=[2, 1], pads=[2, 1, 1, 0])
+
+
+@case
+def max_pool_1d_dilated_ceil():
+    return window("max_pool_1d_dilated_ceil", "MaxPool", (2, 2, 11), kernel_shape=[3], dilations=[2], strides=[2], ceil_mode=1)
+
+
 def to_json(feeds):
     kind = {np.float32: "float32", np.int64: "int64", np.int32: "int32", np.bool_: "bool"}
     return {n: {"dtype": kind[a.dtype.type], "dims": list(a.shape), "data": a.astype(np.float64 if a.dtype.kind == "f" else np.int64).ravel().tolist()}
