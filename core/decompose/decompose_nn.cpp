@@ -18,8 +18,20 @@ ValueId Decomp::matmul(ValueId x, ValueId y) {
     target.push_back(s.back());
     return bcast(v, target);
   };
-  ValueId r = p("matmul", {full(x, xs), full(y, ys)});
+  ValueId r = matmulPrim(full(x, xs), full(y, ys));
   return reshape(r, outType_.shape);
+}
+
+ValueId Decomp::matmulPrim(ValueId x, ValueId y) {
+  if (dtype(x) == DType::F32) return p("matmul", {x, y});
+  Shape xs = shape(x), ys = shape(y);
+  size_t r = xs.size();
+  Shape xu = xs, yu = ys, full = xs;
+  xu.push_back(Dim(1));                                              // [.., M, K, 1]
+  yu.insert(yu.end() - 2, Dim(1));                                   // [.., 1, K, N]
+  full.push_back(ys.back());                                         // [.., M, K, N]
+  ValueId prod = binary("mul", bcast(reshape(x, xu), full), bcast(reshape(y, yu), full));
+  return reduce("sum", prod, {static_cast<int64_t>(r - 1)}, false);
 }
 
 void addMatmulDecompositions(DecompTable& t) {
@@ -28,12 +40,12 @@ void addMatmulDecompositions(DecompTable& t) {
     const Shape& ws = d.shape(d.in(1));
     Dim rows = *numel(xs).dividedBy(ws[1]);
     ValueId x2 = d.reshape(d.in(0), Shape{rows, ws[1]});
-    ValueId y = d.p("matmul", {x2, d.p("permute", {d.in(1)}, {{"dims", Ints{1, 0}}})});
+    ValueId y = d.matmulPrim(x2, d.p("permute", {d.in(1)}, {{"dims", Ints{1, 0}}}));
     if (d.numInputs() == 3) y = d.binary("add", y, d.in(2));
     return d.reshape(y, d.outType().shape);
   };
   t["matmul"] = [](Decomp& d) { return d.matmul(d.in(0), d.in(1)); };
-  t["bmm"] = [](Decomp& d) { return d.p("matmul", {d.in(0), d.in(1)}); };
+  t["bmm"] = [](Decomp& d) { return d.matmulPrim(d.in(0), d.in(1)); };
 }
 
 void addNormDecompositions(DecompTable& t) {

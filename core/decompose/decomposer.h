@@ -90,6 +90,9 @@ public:
     return {shifted, logSum};
   }
   ValueId matmul(ValueId x, ValueId y);  // torch.matmul semantics on prims.matmul
+  // prims.matmul of [.., M, K] x [.., K, N] with equal batch dims; other dtypes than f32 (which the
+  // GEMM externs lack) as a broadcast product summed over K.
+  ValueId matmulPrim(ValueId x, ValueId y);
 
 private:
   GraphBuilder& b_;

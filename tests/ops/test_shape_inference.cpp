@@ -81,6 +81,7 @@ const std::vector<Case>& cases() {
       {"mean", {"f32[B, 3, 4]"}, {{"dim", Ints{-1}}, {"keepdim", true}}, "f32[B, 3, 1]"},
       {"amax", {"f32[2, 3]"}, {}, "f32[]"},
       {"amin", {"f32[2, 3]"}, {{"dim", Ints{0}}}, "f32[3]"},
+      {"prod", {"i64[2, 3]"}, {{"dim", Ints{1}}, {"keepdim", true}}, "i64[2, 1]"},
       {"softmax", {"f32[B, 10]"}, {}, "f32[B, 10]"},
       {"log_softmax", {"f32[B, 10]"}, {{"dim", int64_t{0}}}, "f32[B, 10]"},
       {"linear", {"f32[B, T, 768]", "f32[2304, 768]", "f32[2304]"}, {}, "f32[B, T, 2304]"},

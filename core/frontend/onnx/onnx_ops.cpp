@@ -186,6 +186,8 @@ const OnnxImporters& importers() {
     addRecurrentImporters(t);
     addResizeImporters(t);
     addWindowImporters(t);
+    addIndexImporters(t);
+    addEinsumImporters(t);
     return t;
   }();
   return m;

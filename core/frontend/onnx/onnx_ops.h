@@ -134,6 +134,8 @@ void addMathImporters(OnnxImporters& m);
 void addRecurrentImporters(OnnxImporters& m);
 void addResizeImporters(OnnxImporters& m);
 void addWindowImporters(OnnxImporters& m);
+void addIndexImporters(OnnxImporters& m);
+void addEinsumImporters(OnnxImporters& m);
 void addTensorImporters(OnnxImporters& m);
 void addNnImporters(OnnxImporters& m);
 

@@ -236,8 +236,11 @@ void addMathImporters(OnnxImporters& m) {
   };
   m["Pow"] = [](OnnxNode& c) -> OnnxOutputs {  // the exponent may have another type than the base; the result has the base's
     ValueId base = c.in(0);
-    if (!isFloating(c.dtype(base))) throw OnnxUnsupported("Pow of an integer base is not supported");
-    return {c.emit("pow", {base, c.cast(c.in(1), c.dtype(base))})};
+    DType t = c.dtype(base);
+    if (isFloating(t)) return {c.emit("pow", {base, c.cast(c.in(1), t)})};
+    if (t == DType::Bool) throw OnnxUnsupported("Pow of a bool base is not supported");
+    // An integer base: in f64 (exact for results below 2^53), truncated back to the base's type.
+    return {c.cast(c.emit("pow", {c.cast(base, DType::F64), c.cast(c.in(1), DType::F64)}), t)};
   };
   m["Clip"] = [](OnnxNode& c) -> OnnxOutputs {
     ValueId x = c.in(0);
@@ -245,6 +248,17 @@ void addMathImporters(OnnxImporters& m) {
     if (c.has(1)) x = c.emit("maximum", {x, c.in(1)});
     if (c.has(2)) x = c.emit("minimum", {x, c.in(2)});
     return {x};
+  };
+  m["BitShift"] = [](OnnxNode& c) -> OnnxOutputs {  // x * 2^y or floor(x / 2^y), in f64 (exact below 2^53)
+    ValueId x = c.in(0);
+    DType t = c.dtype(x);
+    if (!isInteger(t)) throw Error("BitShift needs integer inputs");
+    std::string direction = c.attrString("direction", "");
+    if (direction != "LEFT" && direction != "RIGHT") throw Error("direction must be LEFT or RIGHT");
+    ValueId scale = c.emit("pow", {c.scalar(2, DType::F64), c.cast(c.in(1), DType::F64)});
+    ValueId xf = c.cast(x, DType::F64);
+    ValueId y = direction == "LEFT" ? c.emit("mul", {xf, scale}) : c.emit("floor", {c.emit("div", {xf, scale})});
+    return {c.cast(y, t)};
   };
   m["Where"] = [](OnnxNode& c) -> OnnxOutputs { return {c.emit("where", {c.in(0), c.in(1), c.in(2)})}; };
   m["Not"] = [](OnnxNode& c) -> OnnxOutputs { return {c.emit("where", {requireBool(c, 0), boolConst(c, false), boolConst(c, true)})}; };

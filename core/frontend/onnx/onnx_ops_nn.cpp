@@ -186,10 +186,26 @@ void addNnImporters(OnnxImporters& m) {
     return {axisReduce(c, "amax", x, tailAxes(2, c.rank(x)))};
   };
   m["BatchNormalization"] = [](OnnxNode& c) -> OnnxOutputs {
-    if (c.attrInt("training_mode", 0)) throw OnnxUnsupported("training_mode=1 is not supported");
     ValueId x = c.in(0);
     if (c.rank(x) < 2) throw Error("BatchNormalization needs [N, C, ...]");
-    return {c.emit("batch_norm", {x, c.in(1), c.in(2), c.in(3), c.in(4)}, {{"training", false}, {"eps", c.attrFloat("epsilon", 1e-5)}})};
+    bool training = c.attrInt("training_mode", 0) != 0;
+    double eps = c.attrFloat("epsilon", 1e-5);
+    ValueId y = c.emit("batch_norm", {x, c.in(1), c.in(2), c.in(3), c.in(4)}, {{"training", training}, {"eps", eps}});
+    if (!training) return {y};
+    // The batch statistics (population variance) blended into the running ones by momentum.
+    Ints axes{0};
+    for (size_t i = 2; i < c.rank(x); ++i) axes.push_back(static_cast<int64_t>(i));
+    DType t = c.dtype(x);
+    double momentum = c.attrFloat("momentum", 0.9);
+    ValueId mean = axisReduce(c, "mean", x, axes, false);
+    Ints keep(c.rank(x), 1);
+    keep[1] = c.sizes(x)[1];
+    ValueId d = c.emit("sub", {x, c.reshape(mean, keep)});
+    ValueId var = axisReduce(c, "mean", c.emit("mul", {d, d}), axes, false);
+    auto blend = [&](ValueId running, ValueId batch) {
+      return c.emit("add", {c.emit("mul", {running, c.scalar(momentum, t)}), c.emit("mul", {batch, c.scalar(1 - momentum, t)})});
+    };
+    return {y, blend(c.in(3), mean), blend(c.in(4), var)};
   };
   m["LayerNormalization"] = layerNorm;
   m["InstanceNormalization"] = instanceNorm;

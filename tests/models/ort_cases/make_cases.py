@@ -37,10 +37,11 @@ ONNX_TYPE = {  # numpy -> ONNX element types of inputs; outputs are float unless
 np.float32: TensorProto.FLOAT, np.int64: TensorProto.INT64, np.int32: TensorProto.INT32, np.bool_: TensorProto.BOOL}
 
 
-def model(nodes, inputs, outputs, initializers=(), opset=OPSET):
-    """inputs: name -> numpy array (graph inputs); outputs: names (types left to inference)."""
+def model(nodes, inputs, outputs, initializers=(), opset=OPSET, int_outputs=()):
+    """inputs: name -> numpy array (graph inputs); outputs: names, float unless in int_outputs
+    (int64); shapes left to inference."""
     ins = [helper.make_tensor_value_info(n, ONNX_TYPE[a.dtype.type], a.shape) for n, a in inputs.items()]
-    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs]  # shapes inferred below
+    outs = [helper.make_tensor_value_info(n, TensorProto.INT64 if n in int_outputs else TensorProto.FLOAT, None) for n in outputs]
     g = helper.make_graph(nodes, "case", ins, outs, [numpy_helper.from_array(a, n) for n, a in initializers])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
     m.ir_version = 8
@@ -269,6 +270,97 @@ def max_pool_2d_dilated_asymmetric_pads():  # (not SAME: onnxruntime sizes SAME 
 @case
 def max_pool_1d_dilated_ceil():
     return window("max_pool_1d_dilated_ceil", "MaxPool", (2, 2, 11), kernel_shape=[3], dilations=[2], strides=[2], ceil_mode=1)
+
+
+def weighted(name, x_shape, node, extra_inputs=(), extra_inits=(), outputs=("Y",), int_outputs=()):
+    """node applied to X * W (W a weight, so a training step has a gradient) and further inputs."""
+    r = rng(name)
+    X = r.standard_normal(x_shape).astype(np.float32)
+    W = (1 + 0.2 * r.standard_normal(x_shape)).astype(np.float32)
+    feeds = {"X": X}
+    feeds.update(dict(extra_inputs))
+    nodes = [helper.make_node("Mul", ["X", "W"], ["XW"]), node]
+    return model(nodes, feeds, list(outputs), [("W", W)] + list(extra_inits), int_outputs=int_outputs), feeds, None
+
+
+def einsum(name, equation, x_shape, *others):
+    """Einsum(equation) of X * W and further seeded inputs of the given shapes."""
+    r = rng(name + "_others")
+    extra = [(f"B{i}", r.standard_normal(s).astype(np.float32)) for i, s in enumerate(others)]
+    node = helper.make_node("Einsum", ["XW"] + [n for n, _ in extra], ["Y"], equation=equation)
+    return weighted(name, x_shape, node, extra)
+
+
+@case
+def einsum_attention_scores_ellipsis():  # ...qd,...kd->...qk with broadcast batch dims
+    return einsum("einsum_attention_scores_ellipsis", "...qd,...kd->...qk", (2, 3, 5, 4), (1, 3, 7, 4))
+
+
+@case
+def einsum_three_operands_implicit():  # implicit output: the letters used once, sorted (i, l)
+    return einsum("einsum_three_operands_implicit", "ij,jk,kl", (3, 4), (4, 5), (5, 2))
+
+
+@case
+def einsum_trace_and_outer():  # a diagonal summed, times an outer product
+    return einsum("einsum_trace_and_outer", "iij,k->jk", (3, 3, 2), (4,))
+
+
+@case
+def einsum_bilinear_sum_out():  # a label only one operand has is summed before the matmul
+    return einsum("einsum_bilinear_sum_out", "bn,anm,bm->ba", (2, 3), (4, 3, 5), (2, 5))
+
+
+@case
+def gather_nd_batch_dims():
+    r = rng("gather_nd_batch_dims")
+    idx = np.array([[[1, 0], [2, 3]], [[0, -1], [1, 1]]], dtype=np.int64)  # [2, 2, 2] over data [2, 3, 4, 5]
+    return weighted("gather_nd_batch_dims", (2, 3, 4, 5), helper.make_node("GatherND", ["XW", "idx"], ["Y"], batch_dims=1),
+                    extra_inits=[("idx", idx)])
+
+
+@case
+def scatter_nd_add_duplicates():
+    r = rng("scatter_nd_add_duplicates")
+    idx = np.array([[1], [3], [1], [-2]], dtype=np.int64)  # rows of data [5, 3]; row 1 twice
+    U = r.standard_normal((4, 3)).astype(np.float32)
+    return weighted("scatter_nd_add_duplicates", (5, 3), helper.make_node("ScatterND", ["XW", "idx", "U"], ["Y"], reduction="add"),
+                    extra_inputs=[("U", U)], extra_inits=[("idx", idx)])
+
+
+@case
+def scatter_nd_elements_of_3d():
+    r = rng("scatter_nd_elements_of_3d")
+    idx = np.array([[0, 1, 2], [1, 0, 0], [1, 2, 3]], dtype=np.int64)  # single elements of [2, 3, 4]
+    U = r.standard_normal((3,)).astype(np.float32)
+    return weighted("scatter_nd_elements_of_3d", (2, 3, 4), helper.make_node("ScatterND", ["XW", "idx", "U"], ["Y"]),
+                    extra_inputs=[("U", U)], extra_inits=[("idx", idx)])
+
+
+@case
+def scatter_elements_add_axis1():
+    r = rng("scatter_elements_add_axis1")
+    idx = np.array([[0, 2, 2], [-1, 1, 0], [3, 3, 3]], dtype=np.int64)  # into data [3, 4] along axis 1
+    U = r.standard_normal((3, 3)).astype(np.float32)
+    return weighted("scatter_elements_add_axis1", (3, 4), helper.make_node("ScatterElements", ["XW", "idx", "U"], ["Y"], axis=1, reduction="add"),
+                    extra_inputs=[("U", U)], extra_inits=[("idx", idx)])
+
+
+@case
+def top_k_smallest_axis0_ties():
+    r = rng("top_k_smallest_axis0_ties")
+    k = np.array([3], dtype=np.int64)
+    X = np.round(r.standard_normal((7, 4)) * 2).astype(np.float32)  # rounded: ties
+    m = model([helper.make_node("Mul", ["X", "W"], ["XW"]), helper.make_node("TopK", ["XW", "k"], ["V", "I"], axis=0, largest=0)],
+              {"X": X}, ["V", "I"], [("W", np.ones((7, 4), dtype=np.float32)), ("k", k)], int_outputs=("I",))
+    return m, {"X": X}, None
+
+
+@case
+def top_k_largest_last_axis():
+    k = np.array([4], dtype=np.int64)
+    return weighted("top_k_largest_last_axis", (2, 3, 9), helper.make_node("TopK", ["XW", "k"], ["V", "I"]), extra_inits=[("k", k)],
+                    outputs=("V", "I"), int_outputs=("I",))
 
 
 def to_json(feeds):
