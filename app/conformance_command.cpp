@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include "app/cli_args.h"
@@ -74,7 +75,7 @@ std::string runSets(const OnnxModel& m, const std::vector<fs::path>& sets, Threa
     if (got.size() != outFiles.size())
       throw Error("the model has " + std::to_string(got.size()) + " outputs, the case " + std::to_string(outFiles.size()));
     for (size_t i = 0; i < got.size(); ++i) {
-      Tensor want = loadOnnxTensor(outFiles[i].string());
+      Tensor want = loadOnnxTensor(outFiles[i].string(), got[i].dtype);
       Tensor g = got[i];
       if (g.numel() != want.numel())
         throw Error("output " + std::to_string(i) + " has " + std::to_string(g.numel()) + " elements, want " + std::to_string(want.numel()));
@@ -97,6 +98,16 @@ std::string trainingMismatch(const fs::path& model) {
   for (const OutputCheck& c : r.checks)
     if (!c.ok) return "training step: " + c.name + " differs from the interpreter by " + std::to_string(c.diff.maxAbs);
   return r.ok() ? "" : "training step: nothing was checked";
+}
+
+// ONNX's own cases whose expected outputs contradict their model: a mismatch there is reported
+// (not counted as a failure of the importer) with the reason.
+const std::map<std::string, std::string>& inconsistentCases() {
+  static const std::map<std::string, std::string> m = {
+      {"test_adam_multiple", "its expected outputs were computed with epsilon 1e-2, which the model's Adam node does not set "
+                             "(the spec's default is 1e-6); with 1e-2 they match"},
+  };
+  return m;
 }
 
 // One case: every data set must match. `why` gets the reason when it does not pass. A model whose
@@ -126,7 +137,12 @@ Outcome runCase(const fs::path& dir, ThreadPool& pool, bool train, std::string& 
       if (specialized) throw Error("training a model specialized to its integer inputs is not supported");
       why = trainingMismatch(model);
     }
-    return why.empty() ? Outcome::Pass : Outcome::Fail;
+    if (why.empty()) return Outcome::Pass;
+    if (auto bad = inconsistentCases().find(dir.filename().string()); bad != inconsistentCases().end()) {
+      why = "the case is not supported: " + bad->second + " (" + why + ")";
+      return Outcome::Unsupported;
+    }
+    return Outcome::Fail;
   } catch (const std::exception& e) {
     why = e.what();
     return isUnsupported(why) ? Outcome::Unsupported : Outcome::Fail;

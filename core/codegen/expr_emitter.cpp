@@ -13,6 +13,8 @@ namespace fusebox {
 std::string ctype(DType t) {
   switch (t) {
     case DType::F32:
+    case DType::F16:
+    case DType::BF16:
       return "float";
     case DType::F64:
       return "double";
@@ -26,6 +28,29 @@ std::string ctype(DType t) {
       throw Error(std::string("the CPU backend does not support ") + std::string(dtypeName(t)) + " yet");
   }
 }
+
+std::string storageCType(DType t) {
+  if (t == DType::F16) return "fb_f16";
+  if (t == DType::BF16) return "fb_bf16";
+  return ctype(t);
+}
+
+namespace {
+
+// A float value `v` of type t: rounded to f16/bf16, as is for every other type.
+std::string roundedTo(DType t, const std::string& v) {
+  if (t == DType::F16) return "fb_round_f16(" + v + ")";
+  if (t == DType::BF16) return "fb_round_bf16(" + v + ")";
+  return v;
+}
+
+// `v` converted to t.
+std::string castTo(DType t, const std::string& v) {
+  if (t == DType::Bool) return "(" + v + " != 0)";
+  return roundedTo(t, "((" + ctype(t) + ")" + v + ")");
+}
+
+}  // namespace
 
 std::string literal(double v, DType t) {
   if (t == DType::Bool) return v != 0 ? "true" : "false";
@@ -42,9 +67,11 @@ std::string literal(double v, DType t) {
     if (i64) return "((fb_i64)" + digits + ")";
     return digits.find(' ') != std::string::npos ? "(" + digits + ")" : digits;
   }
-  std::string suffix = t == DType::F32 ? "f" : "";
-  if (std::isinf(v)) return std::string(v < 0 ? "-" : "") + (t == DType::F32 ? "__builtin_inff()" : "__builtin_inf()");
-  if (std::isnan(v)) return t == DType::F32 ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")";
+  bool single = t != DType::F64;  // f16/bf16 compute in float
+  std::string suffix = single ? "f" : "";
+  if (std::isinf(v)) return std::string(v < 0 ? "-" : "") + (single ? "__builtin_inff()" : "__builtin_inf()");
+  if (std::isnan(v)) return single ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")";
+  if (t == DType::F16 || t == DType::BF16) v = roundToDType(v, t);
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.9g", v);
   std::string s = buf;
@@ -133,6 +160,10 @@ void KernelEmitter::publish(const std::string& buffer, const std::string& name, 
   published_[buffer] = name;
   if (perElement) perElement_.insert(buffer);
 }
+void KernelEmitter::publishAccumulator(const std::string& buffer, const std::string& acc) {
+  auto it = ids_.dtypes.find(buffer);
+  publish(buffer, it == ids_.dtypes.end() ? acc : roundedTo(it->second, acc), false);
+}
 void KernelEmitter::forgetPerElement() {
   for (const std::string& b : perElement_) published_.erase(b);
   perElement_.clear();
@@ -154,20 +185,18 @@ std::string KernelEmitter::compute(const LExprPtr& e, const std::vector<std::str
     case LExpr::Kind::Constant:
       return literal(e->value, e->dtype);
     case LExpr::Kind::Index:
-      return "((" + ctype(e->dtype) + ")(" + e->index.substitute(vars).str() + "))";
+      return castTo(e->dtype, "(" + e->index.substitute(vars).str() + ")");
     case LExpr::Kind::Random:
-      return "((" + ctype(e->dtype) + ")fb_rand(" + std::to_string(e->seed) + "UL, (fb_u64)(" +
-             e->index.substitute(vars).str() + ")))";
+      return castTo(e->dtype, "fb_rand(" + std::to_string(e->seed) + "UL, (fb_u64)(" + e->index.substitute(vars).str() + "))");
     case LExpr::Kind::Cast:
-      if (e->dtype == DType::Bool) return "(" + arg(0) + " != 0)";
-      return "((" + ctype(e->dtype) + ")" + arg(0) + ")";
+      return castTo(e->dtype, arg(0));
     case LExpr::Kind::Where:
       return arg(0) + " ? " + arg(1) + " : " + arg(2);
     case LExpr::Kind::Unary:
-      return unaryMathExpr(unaryMath(e->unaryOp), arg(0), literal(1, e->dtype));
+      return roundedTo(e->dtype, unaryMathExpr(unaryMath(e->unaryOp), arg(0), literal(1, e->dtype)));
     case LExpr::Kind::Binary: {
       std::string a = arg(0), b = arg(1);  // in this order: each may declare numbered temporaries
-      return binaryMathExpr(binaryMath(e->binaryOp), a, b);
+      return roundedTo(e->dtype, binaryMathExpr(binaryMath(e->binaryOp), a, b));
     }
   }
   return "0";
@@ -254,7 +283,7 @@ std::string bufferPointerDecls(const LoopProgram& p, const Kernel& k, const std:
   std::set<std::string> written(k.storedBuffers.begin(), k.storedBuffers.end());
   std::string s;
   for (const std::string& b : used) {
-    std::string t = ctype(p.buffer(b).dtype), c = written.count(b) ? "" : "const ";
+    std::string t = storageCType(p.buffer(b).dtype), c = written.count(b) ? "" : "const ";
     s += "  " + c + t + "* " + restrictWord + " " + ids(b) + " = (" + c + t + "*)bufs[" + std::to_string(slot.at(b)) + "];\n";
   }
   return s;
@@ -269,7 +298,7 @@ std::vector<std::string> bufferNamesOf(const LoopProgram& p) {
 }  // namespace
 
 BufferNames::BufferNames(const LoopProgram& p) : ids(bufferNamesOf(p), "b_") {
-  for (const Buffer& b : p.buffers) elements[ids(b.name)] = b.layout.numel();
+  for (const Buffer& b : p.buffers) elements[ids(b.name)] = b.layout.numel(), dtypes[ids(b.name)] = b.dtype;
 }
 
 }  // namespace fusebox

@@ -24,12 +24,17 @@ struct BufferNames {
   const std::string& operator()(const std::string& buffer) const { return ids(buffer); }
   IdentifierTable ids;
   std::map<std::string, int64_t> elements;  // by C identifier
+  std::map<std::string, DType> dtypes;      // by C identifier
 };
 
 // Whether every element `e` addresses, for `width` consecutive elements, lies in [0, elements).
 bool alwaysInBounds(const IndexExpr& e, int64_t elements, int64_t width = 1);
 
-std::string ctype(DType t);
+// f16/bf16 values compute in float and every op's result is rounded to its type, as the
+// interpreter computes (Inductor's emulate_precision_casts): a value recomputed in a backward
+// kernel then equals the one stored, which comparisons against stored maxima rely on.
+std::string ctype(DType t);         // a value of type t in an expression (f16/bf16 compute as float)
+std::string storageCType(DType t);  // an element of a buffer of type t (f16/bf16: fb_f16, fb_bf16)
 std::string literal(double v, DType t);
 
 class KernelEmitter {
@@ -41,6 +46,9 @@ public:
   const BufferNames& ids() const { return ids_; }
   void resetCse() { cse_.clear(); }
   void publish(const std::string& buffer, const std::string& name, bool perElement);
+  // A finished reduction's accumulator as later items read it: rounded to its buffer's type when
+  // that is f16/bf16 (it accumulates in f32), as the stored value reads back.
+  void publishAccumulator(const std::string& buffer, const std::string& acc);
   void forgetPerElement();
   // Reads of `load` ("b_x[k + 64*m]", as the emitter prints it) use the register `name` instead
   // (an element of a vector load, or a row cached in registers).

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/ir/checked_math.h"
+#include "core/ir/element_storage.h"
 #include "core/ir/error.h"
 #include "core/ir/memory_budget.h"
 #include "core/runtime/index_fault.h"
@@ -23,37 +24,11 @@ struct RuntimeAbi {
   void (*launch)(void* ctx, int kernel, void (*fn)(long, long, void*), long rows, void* data);
 };
 
-void toStorage(const Tensor& t, void* dst) {
-  switch (t.dtype) {
-    case DType::F32:
-      for (size_t i = 0; i < t.data.size(); ++i) static_cast<float*>(dst)[i] = static_cast<float>(t.data[i]);
-      break;
-    case DType::F64: std::memcpy(dst, t.data.data(), t.data.size() * sizeof(double)); break;
-    case DType::I64:
-      for (size_t i = 0; i < t.data.size(); ++i) static_cast<int64_t*>(dst)[i] = static_cast<int64_t>(t.data[i]);
-      break;
-    case DType::I32:
-      for (size_t i = 0; i < t.data.size(); ++i) static_cast<int32_t*>(dst)[i] = static_cast<int32_t>(t.data[i]);
-      break;
-    case DType::Bool:
-      for (size_t i = 0; i < t.data.size(); ++i) static_cast<bool*>(dst)[i] = t.data[i] != 0;
-      break;
-    default: throw Error("CPU runtime: unsupported dtype " + std::string(dtypeName(t.dtype)));
-  }
-}
+void toStorage(const Tensor& t, void* dst) { encodeElements(t.data, t.dtype, dst); }
 
 Tensor fromStorage(const Buffer& b, const void* src) {
   Tensor t(b.dtype, b.layout.sizes);
-  for (size_t i = 0; i < t.data.size(); ++i) {
-    switch (b.dtype) {
-      case DType::F32: t.data[i] = static_cast<const float*>(src)[i]; break;
-      case DType::F64: t.data[i] = static_cast<const double*>(src)[i]; break;
-      case DType::I64: t.data[i] = static_cast<double>(static_cast<const int64_t*>(src)[i]); break;
-      case DType::I32: t.data[i] = static_cast<const int32_t*>(src)[i]; break;
-      case DType::Bool: t.data[i] = static_cast<const bool*>(src)[i]; break;
-      default: break;
-    }
-  }
+  decodeElements(src, b.dtype, t.data);
   return t;
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 
+#include "core/ir/element_storage.h"
 #include "core/ir/error.h"
 #include "core/runtime/index_fault.h"
 
@@ -215,16 +216,7 @@ void CudaExecutable::resetProfile() {
 
 static std::vector<unsigned char> toBytes(const Tensor& t, const Buffer& b) {
   std::vector<unsigned char> out(static_cast<size_t>(storageBytes(b)));
-  for (size_t i = 0; i < t.data.size(); ++i) {
-    switch (b.dtype) {
-      case DType::F32: reinterpret_cast<float*>(out.data())[i] = static_cast<float>(t.data[i]); break;
-      case DType::F64: reinterpret_cast<double*>(out.data())[i] = t.data[i]; break;
-      case DType::I64: reinterpret_cast<int64_t*>(out.data())[i] = static_cast<int64_t>(t.data[i]); break;
-      case DType::I32: reinterpret_cast<int32_t*>(out.data())[i] = static_cast<int32_t>(t.data[i]); break;
-      case DType::Bool: reinterpret_cast<bool*>(out.data())[i] = t.data[i] != 0; break;
-      default: throw Error("CUDA runtime: unsupported dtype " + std::string(dtypeName(b.dtype)));
-    }
-  }
+  encodeElements(t.data, b.dtype, out.data());
   return out;
 }
 
@@ -355,16 +347,7 @@ std::vector<Tensor> CudaExecutable::outputs() const {
     std::vector<unsigned char> bytes(static_cast<size_t>(storageBytes(b)));
     check(cuda().cuMemcpyDtoH(bytes.data(), m.table[m.slot.at(name)], static_cast<size_t>(b.bytes())), "cuMemcpyDtoH(" + name + ")");
     Tensor t(b.dtype, b.layout.sizes);
-    for (size_t i = 0; i < t.data.size(); ++i) {
-      switch (b.dtype) {
-        case DType::F32: t.data[i] = reinterpret_cast<const float*>(bytes.data())[i]; break;
-        case DType::F64: t.data[i] = reinterpret_cast<const double*>(bytes.data())[i]; break;
-        case DType::I64: t.data[i] = static_cast<double>(reinterpret_cast<const int64_t*>(bytes.data())[i]); break;
-        case DType::I32: t.data[i] = reinterpret_cast<const int32_t*>(bytes.data())[i]; break;
-        case DType::Bool: t.data[i] = reinterpret_cast<const bool*>(bytes.data())[i]; break;
-        default: break;
-      }
-    }
+    decodeElements(bytes.data(), b.dtype, t.data);
     out.push_back(std::move(t));
   }
   return out;

@@ -1,6 +1,7 @@
 // The CPU backend end to end: generated C++ compiles in process and every built-in model, in
 // inference and training, computes what the interpreter computes.
 #include <gtest/gtest.h>
+#include <cmath>
 
 #include "core/codegen/cpu/cpp_codegen.h"
 #include "core/codegen/cpu/jit_compiler.h"
@@ -8,7 +9,9 @@
 #include "core/frontend/model_loader.h"
 #include "core/ops/binary_math.h"
 #include "core/ops/unary_math.h"
+#include "core/runtime/cpu_executable.h"
 #include "core/runtime/model_runner.h"
+#include "core/runtime/thread_pool.h"
 #include "scale_models.h"
 #include "cpu_check.h"
 #include "test_util.h"
@@ -175,3 +178,53 @@ TEST(CpuScale, ManyInputConcatCompilesAndMatches) { expectCompilesAndMatches(tes
 TEST(CpuScale, ThousandOpDagCompilesAndMatches) { expectCompilesAndMatches(test::dagSource(1000)); }
 
 TEST(CpuScale, RejoiningPathsTrainAndMatch) { expectCompilesAndMatches(test::diamondSource(60), true); }
+
+// f16 and bf16 graphs: stored as 16-bit patterns, computed in f32. The generated conversions
+// round exactly as the host does (ties to even, subnormals, overflow to inf, NaN), and whole
+// graphs (a reduction, a broadcast, mixed types) match the interpreter in inference and
+// training at edge sizes.
+TEST(CpuCodegen, HalfPrecisionCastsRoundLikeTheHost) {
+  if (!cpuJitAvailable()) GTEST_SKIP() << "built without LLVM";
+  std::vector<double> x = {1.0 + std::ldexp(1.0, -11), 1.0 + 3 * std::ldexp(1.0, -11), 1.0 + std::ldexp(1.0, -8), 1.0 + 3 * std::ldexp(1.0, -8),
+                           65504.0, 65519.0, 65520.0, 1e6, -1e6, std::ldexp(1.0, -24), std::ldexp(1.0, -25), std::ldexp(3.0, -25),
+                           std::ldexp(5.0, -26), std::ldexp(1.0, -14) * 0.999, -0.0, 0.0, INFINITY, -INFINITY, 3e38, 1e-40, -1e-45};
+  for (int i = 0; x.size() < 61; ++i) x.push_back(std::ldexp(std::sin(i * 1.7) * 1.9, (i * 7) % 60 - 30));
+  for (DType t : {DType::F16, DType::BF16}) {
+    std::string name(dtypeName(t));
+    Pipeline p(parseModel("model cast(x: f32[61]) {\n  return to(x, dtype=\"" + name + "\")\n}\n", "cast.fbx"), {});
+    p.runAll();
+    const LoopProgram& lp = p.loops()[0];
+    CppModule cpp = generateCpp(lp, p.schedules()[0]);
+    ThreadPool pool(1);
+    CpuExecutable exe(lp, p.schedules()[0], cpp, compileCpuModule(cpp.source), pool);
+    Tensor in(DType::F32, {61});
+    for (size_t i = 0; i < x.size(); ++i) in.data[i] = static_cast<float>(x[i]);
+    exe.setInputs({in});
+    exe.run();
+    Tensor out = exe.outputs()[0];
+    ASSERT_EQ(out.dtype, t);
+    for (size_t i = 0; i < x.size(); ++i) {
+      double want = roundToDType(in.data[i], t);
+      if (std::isnan(want)) continue;
+      EXPECT_EQ(out.data[i], want) << name << " of " << in.data[i];
+    }
+  }
+}
+
+TEST(CpuCodegen, HalfPrecisionGraphsMatchTheInterpreter) {
+  if (!cpuJitAvailable()) GTEST_SKIP() << "built without LLVM";
+  for (auto [rows, cols] : {std::pair{1, 1}, std::pair{3, 17}, std::pair{5, 33}})
+    for (bool train : {false, true}) {
+      std::string r = std::to_string(rows), c = std::to_string(cols);
+      std::string src = "model half(x: f16[" + r + ", " + c + "], y: bf16[" + c + "]) {\n  param w: f16[" + c +
+                        "] = uniform(seed=3, low=0.5, high=1.5)\n"
+                        "  a = exp(x) * w + to(to(y, dtype=\"f32\") * 3.0, dtype=\"f16\")\n"
+                        "  b = to(a, dtype=\"bf16\") * y\n"
+                        "  return sum(a, dim=1), b, to(b, dtype=\"f32\"), amax(a, dim=0)\n}\n";
+      PipelineConfig cfg;
+      cfg.train = train;
+      Pipeline p(parseModel(src, "half.fbx"), cfg);
+      p.runAll();
+      test::expectCpuMatchesInterpreter(p, 1, 5, 2, "half " + r + "x" + c + (train ? " train" : " infer"));
+    }
+}

@@ -141,7 +141,7 @@ private:
         std::string acc = "acc_" + cName(r->output);
         if (isStored(r->output))
           body << "    " << cName(r->output) << "[" << storeIndexOf(*r).substitute(kernelVarMap(*r, true, M, K)).str() << "] = " << acc << ";\n";
-        em.publish(cName(r->output), acc, false);
+        em.publishAccumulator(cName(r->output), acc);
       }
     }
     body << "  }\n}\n";

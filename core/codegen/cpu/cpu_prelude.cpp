@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/codegen/half_storage.h"
 #include "core/codegen/libm_helpers.h"
 
 namespace fusebox {
@@ -104,7 +105,9 @@ template <class T> static inline T fb_mul(T a, T b) { return a * b; }
 // Floor division and modulo by a positive constant, for index operands that may be negative.
 template <class T, class U> static inline T fb_floordiv(T a, U d) { return a / (T)d - (T)((a % (T)d != 0) & (a < 0)); }
 template <class T, class U> static inline T fb_floormod(T a, U d) { T r = a % (T)d; return r < 0 ? r + (T)d : r; }
-)PRELUDE" + cpuLibmHelpers() + R"PRELUDE(// Counter-based uniform [0, 1), bit-identical to the reference interpreter's dropout stream.
+)PRELUDE" + cpuLibmHelpers() +
+                                  "#define FB_F32_BITS(f) __builtin_bit_cast(unsigned int, f)\n#define FB_BITS_F32(u) __builtin_bit_cast(float, u)\n" +
+                                  halfStorageHelpers("static inline", "") + R"PRELUDE(// Counter-based uniform [0, 1), bit-identical to the reference interpreter's dropout stream.
 static inline fb_u64 fb_splitmix(fb_u64 x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;

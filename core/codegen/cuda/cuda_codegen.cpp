@@ -416,7 +416,7 @@ private:
         if (isStored(k, r->output))
           body << "    if (threadIdx.x == 0) " << cName(r->output) << "["
                << storeIndexOf(*r).substitute(kernelVarMap(*r, true, M, K)).str() << "] = " << acc << ";\n";
-        em.publish(cName(r->output), acc, false);
+        em.publishAccumulator(cName(r->output), acc);
       }
     }
     body << "    __syncthreads();\n  }\n}\n";
@@ -426,14 +426,15 @@ private:
 
   // A few very long rows (a loss summed over everything): one row per block would leave the GPU
   // idle, so each row is split over many blocks that add their partial sums atomically, and the
-  // per-row items that follow run in a second launch. Only sums of values kept in registers.
+  // per-row items that follow run in a second launch. Only f32 sums of values kept in registers.
   bool splittable(const Kernel& k) {
     if (k.segments.empty() || k.items[k.segments[0][0]].row) return false;
     for (size_t si = 0; si < k.segments.size(); ++si)
       for (int i : k.segments[si]) {
         const LoopNode& n = p_.nodes[k.items[i].node];
         if (si == 0) {
-          if (n.kind == LoopNode::Kind::Reduction && n.reduceOp != ReduceOp::Sum) return false;
+          if (n.kind == LoopNode::Kind::Reduction && (n.reduceOp != ReduceOp::Sum || p_.buffer(n.output).dtype != DType::F32))
+            return false;  // atomicAdd of floats
           if (n.kind == LoopNode::Kind::Pointwise && isStored(k, n.output)) return false;
         } else if (!k.items[i].row) {
           return false;
@@ -454,14 +455,14 @@ private:
     // 1: zero the accumulators
     os << "extern \"C\" __global__ void " << k.name << "_zero(void* const* __restrict__ bufs) {\n";
     for (const LoopNode* r : reductions)
-      os << "  for (" << idx_ << " m = threadIdx.x; m < " << M << "; m += blockDim.x) ((" << ctype(p_.buffer(r->output).dtype) << "*)bufs["
+      os << "  for (" << idx_ << " m = threadIdx.x; m < " << M << "; m += blockDim.x) ((" << storageCType(p_.buffer(r->output).dtype) << "*)bufs["
          << slot_.at(r->output) << "])[m] = 0;\n";
     os << "}\n";
     // 2: partial sums
     os << "extern \"C\" __global__ void __launch_bounds__(256) " << k.name << "_partial(void* const* __restrict__ bufs) {\n"
        << pointerDecls(k);
     for (const LoopNode* r : reductions)
-      os << "  " << ctype(p_.buffer(r->output).dtype) << "* __restrict__ " << "rowacc_" << cName(r->output) << " = (" << ctype(p_.buffer(r->output).dtype)
+      os << "  " << storageCType(p_.buffer(r->output).dtype) << "* __restrict__ " << "rowacc_" << cName(r->output) << " = (" << storageCType(p_.buffer(r->output).dtype)
          << "*)bufs[" << slot_.at(r->output) << "];\n";
     os << "  __shared__ double fb_scratch[32];\n";
     body << "  const " << idx_ << " m = blockIdx.x / " << splits << ", k0 = (blockIdx.x % " << splits << ") * " << chunk << ";\n";
@@ -490,8 +491,8 @@ private:
     KernelEmitter er(rows, ids_);
     rows << "extern \"C\" __global__ void " << k.name << "(void* const* __restrict__ bufs) {\n" << pointerDecls(k);
     for (const LoopNode* r : reductions)
-      rows << "  const " << ctype(p_.buffer(r->output).dtype) << "* __restrict__ " << "rowsum_" << cName(r->output) << " = (const "
-           << ctype(p_.buffer(r->output).dtype) << "*)bufs[" << slot_.at(r->output) << "];\n";
+      rows << "  const " << storageCType(p_.buffer(r->output).dtype) << "* __restrict__ " << "rowsum_" << cName(r->output) << " = (const "
+           << storageCType(p_.buffer(r->output).dtype) << "*)bufs[" << slot_.at(r->output) << "];\n";
     rows << "  for (" << idx_ << " m = blockIdx.x * blockDim.x + threadIdx.x; m < " << M << "; m += gridDim.x * blockDim.x) {\n";
     for (const LoopNode* r : reductions) er.publish(cName(r->output), "rowsum_" + cName(r->output) + "[m]", false);
     for (size_t si = 1; si < k.segments.size(); ++si) {

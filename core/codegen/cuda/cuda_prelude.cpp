@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/codegen/half_storage.h"
 #include "core/codegen/libm_helpers.h"
 
 namespace fusebox {
@@ -68,7 +69,9 @@ template <class T> __device__ __forceinline__ T fb_mul(T a, T b) { return a * b;
 // Floor division and modulo by a positive constant, for index operands that may be negative.
 template <class T, class U> __device__ __forceinline__ T fb_floordiv(T a, U d) { return a / (T)d - (T)((a % (T)d != 0) & (a < 0)); }
 template <class T, class U> __device__ __forceinline__ T fb_floormod(T a, U d) { T r = a % (T)d; return r < 0 ? r + (T)d : r; }
-)PRELUDE" + cudaLibmHelpers() + R"PRELUDE(__device__ __forceinline__ fb_u64 fb_splitmix(fb_u64 x) {
+)PRELUDE" + cudaLibmHelpers() +
+                                  "#define FB_F32_BITS(f) __float_as_uint(f)\n#define FB_BITS_F32(u) __uint_as_float(u)\n" +
+                                  halfStorageHelpers("__device__ __forceinline__", "__device__ __forceinline__") + R"PRELUDE(__device__ __forceinline__ fb_u64 fb_splitmix(fb_u64 x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;

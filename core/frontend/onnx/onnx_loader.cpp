@@ -1,6 +1,7 @@
 #include "core/frontend/onnx/onnx_loader.h"
 
 #include "core/frontend/onnx/onnx_scope.h"
+#include "core/ir/element_storage.h"
 
 #ifdef FUSEBOX_HAVE_ONNX
 
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/frontend/model_file.h"
@@ -36,21 +38,6 @@ void appendRaw(const std::string& raw, std::vector<double>& out) {
     std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));
     out.push_back(static_cast<double>(v));
   }
-}
-
-double halfToDouble(uint16_t h, bool bf16) {
-  uint32_t bits;
-  if (bf16) {
-    bits = static_cast<uint32_t>(h) << 16;
-  } else {
-    uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-    if (exp == 0) return (sign ? -1 : 1) * std::ldexp(static_cast<double>(man), -24);
-    if (exp == 31) return man ? NAN : (sign ? -INFINITY : INFINITY);
-    bits = (sign << 31) | ((exp + 112) << 23) | (man << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
 }
 
 }  // namespace
@@ -94,7 +81,7 @@ Tensor onnxTensorOf(const onnx::TensorProto& t, const std::string& where) {
       default: {
         std::vector<double> halves;
         appendRaw<uint16_t>(raw, halves);
-        for (double h : halves) v.push_back(halfToDouble(static_cast<uint16_t>(h), t.data_type() == onnx::TensorProto::BFLOAT16));
+        for (double h : halves) v.push_back(fromHalfBits(static_cast<uint16_t>(h), t.data_type() == onnx::TensorProto::BFLOAT16 ? DType::BF16 : DType::F16));
       }
     }
   } else {
@@ -103,7 +90,7 @@ Tensor onnxTensorOf(const onnx::TensorProto& t, const std::string& where) {
     for (int64_t x : t.int64_data()) v.push_back(static_cast<double>(x));
     for (uint64_t x : t.uint64_data()) v.push_back(static_cast<double>(x));
     if (t.data_type() == onnx::TensorProto::FLOAT16 || t.data_type() == onnx::TensorProto::BFLOAT16)
-      for (int32_t x : t.int32_data()) v.push_back(halfToDouble(static_cast<uint16_t>(x), t.data_type() == onnx::TensorProto::BFLOAT16));
+      for (int32_t x : t.int32_data()) v.push_back(fromHalfBits(static_cast<uint16_t>(x), t.data_type() == onnx::TensorProto::BFLOAT16 ? DType::BF16 : DType::F16));
     else
       for (int32_t x : t.int32_data()) v.push_back(x);
   }
@@ -136,10 +123,12 @@ TensorType typeOf(const onnx::ValueInfoProto& vi, const std::string& where) {
 
 }  // namespace
 
-Tensor loadOnnxTensor(const std::string& path) {
+Tensor loadOnnxTensor(const std::string& path, std::optional<DType> declared) {
   onnx::TensorProto t;
   std::string bytes = readFile(path);
   if (!t.ParseFromString(bytes)) throw Error(path + ": not a serialized ONNX TensorProto");
+  if (t.data_type() == onnx::TensorProto::UINT16 && (declared == DType::F16 || declared == DType::BF16))
+    t.set_data_type(declared == DType::F16 ? onnx::TensorProto::FLOAT16 : onnx::TensorProto::BFLOAT16);
   return onnxTensorOf(t, path);
 }
 
@@ -239,12 +228,12 @@ OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind) {
   nameParamsByModule(*m.mutable_graph());
   OnnxModel out;
   for (const auto& imp : m.opset_import())
-    if (imp.domain().empty() || imp.domain() == "ai.onnx") out.opset = imp.version();
-  if (!out.opset) throw Error(path + ": models that import no default-domain (ai.onnx) opset are not supported");
+    if (isDefaultOnnxDomain(imp.domain())) out.opset = imp.version();
   const onnx::GraphProto& g = m.graph();
   out.graph.name = g.name().empty() ? "onnx_model" : g.name();
   OnnxContext cx{out.graph, GraphBuilder(out.graph), {}, {}, out.opset, path};
   for (const auto& init : g.initializer()) {
+    cx.elemTypes[init.name()] = init.data_type();
     Tensor t = onnxTensorOf(init, path + ": initializer");
     try {
       if (isFloating(t.dtype)) cx.weights.insert(init.name());
@@ -262,18 +251,38 @@ OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind) {
     }
     cx.values[in.name()] = out.graph.addInput(in.name(), typeOf(in, path), InputRole::Input);
   }
+  for (const auto& in : g.input())
+    if (!cx.elemTypes.count(in.name())) cx.elemTypes[in.name()] = in.type().tensor_type().elem_type();
+  // Each node output's node inputs: a value the import needs that was computed from a model
+  // input (a window's size cast to float) names that input, which a specialized load binds.
+  std::map<std::string, std::vector<std::string>> computedFrom;
+  auto neededInput = [&](const std::string& value) -> std::optional<std::string> {
+    std::vector<std::string> todo{value};
+    std::set<std::string> seen;
+    while (!todo.empty()) {
+      std::string v = todo.back();
+      todo.pop_back();
+      if (!seen.insert(v).second) continue;
+      if (std::find(out.inputNames.begin(), out.inputNames.end(), v) != out.inputNames.end() && !bind.count(v)) return v;
+      if (auto it = computedFrom.find(v); it != computedFrom.end()) todo.insert(todo.end(), it->second.begin(), it->second.end());
+    }
+    return std::nullopt;
+  };
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& n = g.node(i);
+    for (const std::string& o : n.output()) computedFrom[o].assign(n.input().begin(), n.input().end());
     std::string where = path + ": node " + std::to_string(i) + (n.name().empty() ? "" : " '" + n.name() + "'") + " (" + n.op_type() +
                         ", opset " + std::to_string(out.opset) + ")";
-    if (!n.domain().empty() && n.domain() != "ai.onnx") throw Error(where + ": ops of domain '" + n.domain() + "' are not supported");
+    if (!isDefaultOnnxDomain(n.domain()) && n.domain() != kOnnxTrainingDomain)
+      throw Error(where + ": ops of domain '" + n.domain() + "' are not supported");
+    if (isDefaultOnnxDomain(n.domain()) && !out.opset)
+      throw Error(path + ": the model uses default-domain (ai.onnx) ops but imports no opset of that domain");
     // "line" = the node's 1-based position; the scope is the module the exporter recorded.
     cx.builder.setOrigin(onnxNodeScope(n.name(), nodeMetadata(n)), {}, SourceLoc{path, i + 1, 1});
     try {
       importNode(cx, n);
     } catch (const OnnxNeedsConstant& e) {
-      if (std::find(out.inputNames.begin(), out.inputNames.end(), e.value) != out.inputNames.end())
-        throw OnnxInputNeededAtImport(where + ": " + e.what(), e.value);
+      if (std::optional<std::string> input = neededInput(e.value)) throw OnnxInputNeededAtImport(where + ": " + e.what(), *input);
       throw Error(where + ": " + e.what());
     } catch (const OnnxUnsupported& e) {
       throw Error(where + ": " + e.what());
@@ -305,7 +314,7 @@ OnnxModel loadOnnx(const std::string& path, const OnnxBindings&) {
 std::vector<std::string> onnxInputNames(const std::string& path) {
   throw Error(path + ": this fusebox was built without ONNX support (install libonnx-dev and libprotobuf-dev, then reconfigure)");
 }
-Tensor loadOnnxTensor(const std::string& path) {
+Tensor loadOnnxTensor(const std::string& path, std::optional<DType>) {
   throw Error(path + ": this fusebox was built without ONNX support (install libonnx-dev and libprotobuf-dev, then reconfigure)");
 }
 }  // namespace fusebox

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,9 @@ public:
 };
 // The model's declared inputs that are not initializers, in order (what input_K.pb files feed).
 std::vector<std::string> onnxInputNames(const std::string& path);
-// A serialized onnx.TensorProto (a test case's input_0.pb / output_0.pb) as a Tensor.
-Tensor loadOnnxTensor(const std::string& path);
+// A serialized onnx.TensorProto (a test case's input_0.pb / output_0.pb) as a Tensor. `declared`,
+// the graph's type for it: ONNX's test data stores f16/bf16 values as UINT16 bit patterns, read
+// as such when the graph declares f16/bf16.
+Tensor loadOnnxTensor(const std::string& path, std::optional<DType> declared = std::nullopt);
 
 }  // namespace fusebox

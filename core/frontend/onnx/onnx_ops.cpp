@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -188,6 +189,8 @@ const OnnxImporters& importers() {
     addWindowImporters(t);
     addIndexImporters(t);
     addEinsumImporters(t);
+    addTrainingImporters(t);
+    addQuantizationImporters(t);
     return t;
   }();
   return m;
@@ -209,6 +212,23 @@ Tensor constantNode(OnnxNode& c) {
     return Tensor(DType::I64, {static_cast<int64_t>(v.size())}, v);
   }
   throw OnnxUnsupported("Constant with attribute '" + k + "' is not supported");
+}
+
+// A generalized cosine window of `size` points (opset 17's Hann, Hamming and Blackman windows):
+// a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N), N = size when periodic (the default), size - 1
+// when symmetric.
+Tensor onnxWindow(OnnxNode& c, std::array<double, 3> a) {
+  std::vector<int64_t> size = c.intsInput(0, "the window size");
+  if (size.size() != 1 || size[0] < 1) throw Error("a window's size must be one positive integer");
+  OnnxContext::checkBuildable(size, c.n.op_type());
+  DType t = onnxDType(static_cast<int>(c.attrInt("output_datatype", 1)), c.n.op_type());
+  double n = static_cast<double>(size[0]), denom = c.attrInt("periodic", 1) ? n : n - 1;
+  Tensor w(t, size);
+  for (int64_t i = 0; i < size[0]; ++i) {
+    double x = 2 * M_PI * static_cast<double>(i) / denom;
+    w.data[static_cast<size_t>(i)] = roundToDType(denom == 0 ? 1.0 : a[0] - a[1] * std::cos(x) + a[2] * std::cos(2 * x), t);
+  }
+  return w;
 }
 
 const std::map<std::string, ConstantMaker>& constantMakers() {
@@ -247,6 +267,9 @@ const std::map<std::string, ConstantMaker>& constantMakers() {
            if (i + k >= 0 && i + k < s[1]) out.data[static_cast<size_t>(i * s[1] + i + k)] = 1;
          return out;
        }},
+      {"HannWindow", [](OnnxNode& c) { return onnxWindow(c, {0.5, 0.5, 0}); }},
+      {"HammingWindow", [](OnnxNode& c) { return onnxWindow(c, {25.0 / 46.0, 21.0 / 46.0, 0}); }},
+      {"BlackmanWindow", [](OnnxNode& c) { return onnxWindow(c, {0.42, 0.5, 0.08}); }},
       {"Range",
        [](OnnxNode& c) {
          const Tensor& start = c.constantInput(0, "Range's start");
@@ -291,6 +314,7 @@ bool fold(OnnxContext& cx, const onnx::NodeProto& n, const OnnxImporter& importe
     if (name.empty() || sub.values.count(name)) continue;
     const Tensor& t = cx.constants.at(name);
     sub.constants[name] = t;
+    if (auto e = cx.elemTypes.find(name); e != cx.elemTypes.end()) sub.elemTypes[name] = e->second;
     sub.values[name] = g.addInput(name, typeOfTensor(t), InputRole::Input);
     inputs.push_back(t);
   }
@@ -311,16 +335,37 @@ bool fold(OnnxContext& cx, const onnx::NodeProto& n, const OnnxImporter& importe
 
 }  // namespace
 
+bool isDefaultOnnxDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+std::string onnxOpKey(const onnx::NodeProto& n) { return isDefaultOnnxDomain(n.domain()) ? n.op_type() : n.domain() + ":" + n.op_type(); }
+
+namespace {
+
+// The ONNX element type of n's first output where the node says it (see OnnxContext::elemTypes).
+std::optional<int> declaredElemType(const OnnxContext& cx, const onnx::NodeProto& n) {
+  const std::string& op = n.op_type();
+  for (const auto& a : n.attribute()) {
+    if (op == "Cast" && a.name() == "to") return static_cast<int>(a.i());
+    if (op == "Constant" && a.name() == "value") return a.t().data_type();
+  }
+  if (op == "Identity" && n.input_size() == 1)
+    if (auto it = cx.elemTypes.find(n.input(0)); it != cx.elemTypes.end()) return it->second;
+  return std::nullopt;
+}
+
+}  // namespace
+
 void importNode(OnnxContext& cx, const onnx::NodeProto& n) {
   if (n.output_size() < 1) throw OnnxUnsupported("a node without outputs");
+  if (std::optional<int> t = declaredElemType(cx, n)) cx.elemTypes[n.output(0)] = *t;
   OnnxNode node{cx, n};
   if (auto mk = constantMakers().find(n.op_type()); mk != constantMakers().end()) {
     if (n.output_size() != 1) throw OnnxUnsupported("expected one output");
     cx.keepConstant(n.output(0), mk->second(node));
     return;
   }
-  auto it = importers().find(n.op_type());
-  if (it == importers().end()) throw OnnxUnsupported("unsupported op type '" + n.op_type() + "'");
+  auto it = importers().find(onnxOpKey(n));
+  if (it == importers().end()) throw OnnxUnsupported("unsupported op type '" + onnxOpKey(n) + "'");
   // an Identity copy of a weight is that weight (the TorchScript exporter shares equal ones so)
   if (n.op_type() == "Identity" && n.input_size() == 1 && cx.weights.count(n.input(0))) cx.weights.insert(n.output(0));
   // inputs that are never weights: batch-norm statistics, Clip's bounds (ReLU6's 0 and 6, lifted

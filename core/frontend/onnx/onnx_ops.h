@@ -60,6 +60,10 @@ struct OnnxContext {
   // that are no batch-norm statistics. Every other constant a graph uses is a param that a
   // training step does not differentiate (GraphInput::trainable).
   std::set<std::string> weights{};
+  // ONNX element types the importer keeps track of where DTypes merge them (uint8 and int8 are
+  // both i32): graph inputs, initializers, Constants, Cast and Identity outputs. Quantization
+  // saturates to the zero point's type.
+  std::map<std::string, int> elemTypes{};
 
   // Stores a constant under `name` after checking the memory budget (--max-memory) for every
   // constant held so far: many large initializers or folded values cannot add up without bound.
@@ -136,6 +140,18 @@ void addResizeImporters(OnnxImporters& m);
 void addWindowImporters(OnnxImporters& m);
 void addIndexImporters(OnnxImporters& m);
 void addEinsumImporters(OnnxImporters& m);
+void addTrainingImporters(OnnxImporters& m);
+void addQuantizationImporters(OnnxImporters& m);
+
+// The convolution of x [N, C, spatial...] by w [M, C/group, kernel...] with the node's Conv
+// attributes (pads, strides, dilations, group, auto_pad): Conv and the quantized convolutions.
+ValueId onnxConvolution(OnnxNode& c, ValueId x, ValueId w, std::optional<ValueId> bias);  // keyed "ai.onnx.preview.training:Adam", ...
+
+// The ONNX domains whose ops import: the default one ("" or "ai.onnx") and the optimizers'.
+inline constexpr const char* kOnnxTrainingDomain = "ai.onnx.preview.training";
+bool isDefaultOnnxDomain(const std::string& domain);
+// The importers' key of a node: its op type, prefixed "domain:" outside the default domain.
+std::string onnxOpKey(const onnx::NodeProto& n);
 void addTensorImporters(OnnxImporters& m);
 void addNnImporters(OnnxImporters& m);
 

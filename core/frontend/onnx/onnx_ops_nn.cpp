@@ -162,6 +162,26 @@ ValueId nllLoss(OnnxNode& c, ValueId input, ValueId target, std::optional<ValueI
 }  // namespace
 
 void addNnImporters(OnnxImporters& m) {
+  // Local response normalization across channels: x / (bias + alpha / size * sum of squares over
+  // the `size` channels around c, floor((size-1)/2) before and ceil after)^beta.
+  m["LRN"] = [](OnnxNode& c) -> OnnxOutputs {
+    ValueId x = c.in(0);
+    if (c.rank(x) < 3) throw Error("LRN needs an input of rank 3 or more (N, C, spatial...)");
+    int64_t size = c.attrInt("size", 0);
+    if (size < 1) throw Error("LRN's size must be a positive integer");
+    int64_t channels = c.sizes(x)[1];
+    if (size > 2 * channels + 1) throw OnnxUnsupported("an LRN window wider than twice the channels is not supported");
+    DType t = c.dtype(x);
+    ValueId padded = c.padDim(c.emit("mul", {x, x}), 1, (size - 1) / 2, size / 2, 0.0);
+    ValueId sum = kNoId;
+    for (int64_t j = 0; j < size; ++j) {
+      ValueId tap = c.emit("slice", {padded}, {{"dim", int64_t{1}}, {"start", j}, {"end", j + channels}, {"step", int64_t{1}}});
+      sum = sum == kNoId ? tap : c.emit("add", {sum, tap});
+    }
+    double alpha = c.attrFloat("alpha", 1e-4), beta = c.attrFloat("beta", 0.75), bias = c.attrFloat("bias", 1.0);
+    ValueId base = c.emit("add", {c.scalar(bias, t), c.emit("mul", {c.scalar(alpha / static_cast<double>(size), t), sum})});
+    return {c.emit("div", {x, c.emit("pow", {base, c.scalar(beta, t)})})};
+  };
   m["Gemm"] = [](OnnxNode& c) -> OnnxOutputs {
     ValueId a = c.in(0), b = c.in(1);
     if (c.attrInt("transA", 0)) a = c.emit("transpose", {a}, {{"dim0", int64_t{0}}, {"dim1", int64_t{1}}});

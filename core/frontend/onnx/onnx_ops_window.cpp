@@ -185,13 +185,7 @@ ValueId convolve(OnnxNode& c, ValueId x, ValueId w, std::optional<ValueId> bias,
 
 std::optional<ValueId> biasInput(OnnxNode& c) { return c.has(2) ? std::optional<ValueId>(c.in(2)) : std::nullopt; }
 
-OnnxOutputs conv(OnnxNode& c) {
-  ValueId x = c.in(0), wt = c.in(1);
-  Ints ws = c.sizes(wt);
-  if (ws.size() != c.rank(x) || ws.size() < 3) throw Error("the weight must be [M, C/group, kernel...] with the input's rank");
-  Window w = windowOf(c, spatialOf(c, x), Ints(ws.begin() + 2, ws.end()), false);
-  return {convolve(c, x, wt, biasInput(c), w, c.attrInt("group", 1))};
-}
+OnnxOutputs conv(OnnxNode& c) { return {onnxConvolution(c, c.in(0), c.in(1), biasInput(c))}; }
 
 // x with s - 1 zeros between neighbours along spatial dim i (dim i + 2): (L - 1) * s + 1 long.
 ValueId strideDilate(OnnxNode& c, ValueId x, size_t i, int64_t s) {
@@ -401,6 +395,13 @@ OnnxOutputs averagePool(OnnxNode& c) {
 }
 
 }  // namespace
+
+ValueId onnxConvolution(OnnxNode& c, ValueId x, ValueId wt, std::optional<ValueId> bias) {
+  Ints ws = c.sizes(wt);
+  if (ws.size() != c.rank(x) || ws.size() < 3) throw Error("the weight must be [M, C/group, kernel...] with the input's rank");
+  Window w = windowOf(c, spatialOf(c, x), Ints(ws.begin() + 2, ws.end()), false);
+  return convolve(c, x, wt, bias, w, c.attrInt("group", 1));
+}
 
 void addWindowImporters(OnnxImporters& m) {
   m["Conv"] = conv;

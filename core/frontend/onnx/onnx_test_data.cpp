@@ -14,6 +14,12 @@ std::string inputFile(const std::string& set, size_t k) {
   return (std::filesystem::path(set) / ("input_" + std::to_string(k) + ".pb")).string();
 }
 
+bool isRead(const Graph& g, ValueId v) {
+  for (const Node& n : g.nodes())
+    if (std::find(n.inputs.begin(), n.inputs.end(), v) != n.inputs.end()) return true;
+  return std::find(g.outputs().begin(), g.outputs().end(), v) != g.outputs().end();
+}
+
 }  // namespace
 
 std::vector<Tensor> onnxDataSetInputs(const OnnxModel& m, const std::string& set) {
@@ -27,7 +33,12 @@ std::vector<Tensor> onnxDataSetInputs(const OnnxModel& m, const std::string& set
     size_t k = static_cast<size_t>(std::find(m.inputNames.begin(), m.inputNames.end(), v.name) - m.inputNames.begin());
     std::string file = inputFile(set, k);
     if (k >= m.inputNames.size() || !std::filesystem::exists(file)) throw Error(set + ": no input file for input '" + v.name + "'");
-    inputs.push_back(loadOnnxTensor(file));
+    Tensor t = loadOnnxTensor(file, v.type.dtype);
+    // An input whose values nothing reads (CastLike's `like` once imported) is fed in its declared
+    // shape: some of ONNX's own cases give it another (a [1] tensor for a declared [3, 4]).
+    if (isConcrete(v.type.shape) && t.sizes != concreteSizes(v.type.shape) && !isRead(m.graph, in.value))
+      t = Tensor(v.type.dtype, concreteSizes(v.type.shape));
+    inputs.push_back(std::move(t));
   }
   return inputs;
 }
