@@ -14,6 +14,7 @@
 #include "core/runtime/thread_pool.h"
 #include "scale_models.h"
 #include "cpu_check.h"
+#include "half_models.h"
 #include "test_util.h"
 
 using namespace fusebox;
@@ -215,16 +216,11 @@ TEST(CpuCodegen, HalfPrecisionGraphsMatchTheInterpreter) {
   if (!cpuJitAvailable()) GTEST_SKIP() << "built without LLVM";
   for (auto [rows, cols] : {std::pair{1, 1}, std::pair{3, 17}, std::pair{5, 33}})
     for (bool train : {false, true}) {
-      std::string r = std::to_string(rows), c = std::to_string(cols);
-      std::string src = "model half(x: f16[" + r + ", " + c + "], y: bf16[" + c + "]) {\n  param w: f16[" + c +
-                        "] = uniform(seed=3, low=0.5, high=1.5)\n"
-                        "  a = exp(x) * w + to(to(y, dtype=\"f32\") * 3.0, dtype=\"f16\")\n"
-                        "  b = to(a, dtype=\"bf16\") * y\n"
-                        "  return sum(a, dim=1), b, to(b, dtype=\"f32\"), amax(a, dim=0)\n}\n";
+      std::string src = test::halfPrecisionSource(rows, cols);
       PipelineConfig cfg;
       cfg.train = train;
       Pipeline p(parseModel(src, "half.fbx"), cfg);
       p.runAll();
-      test::expectCpuMatchesInterpreter(p, 1, 5, 2, "half " + r + "x" + c + (train ? " train" : " infer"));
+      test::expectCpuMatchesInterpreter(p, 1, 5, 2, "half " + std::to_string(rows) + "x" + std::to_string(cols) + (train ? " train" : " infer"));
     }
 }

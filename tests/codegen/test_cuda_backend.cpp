@@ -14,6 +14,7 @@
 #include "core/codegen/cuda/nvrtc_compiler.h"
 #include "core/codegen/cuda/sass_disassembler.h"
 #include "core/decompose/decompose.h"
+#include "core/frontend/fbx_parser.h"
 #include "core/frontend/model_loader.h"
 #include "core/loopir/lower.h"
 #include "core/ops/binary_math.h"
@@ -21,6 +22,7 @@
 #include "core/schedule/schedule.h"
 #include "core/runtime/cuda_executable.h"
 #include "core/runtime/model_runner.h"
+#include "half_models.h"
 #include "test_util.h"
 
 using namespace fusebox;
@@ -164,6 +166,32 @@ TEST(CudaRuntime, WithoutAGpuTheTargetSaysWhy) {
 
 // Every function of the shared unary-math table has an fb_<name> in the CUDA prelude: a graph
 // applying each one compiles to PTX (a new table entry without its CUDA helper fails here).
+// f16/bf16 graphs (stored as 16-bit patterns, computed in f32 and rounded per op, as on the CPU):
+// every module compiles to PTX, and on a GPU matches the interpreter at edge sizes, trained too.
+TEST(CudaBackend, HalfPrecisionGraphsCompileAndRunLikeTheInterpreter) {
+  if (!nvrtcAvailable()) GTEST_SKIP() << "NVRTC not available (no CUDA toolkit on this machine)";
+  std::string why;
+  bool gpu = cudaDeviceAvailable(&why);
+  for (auto [rows, cols] : {std::pair{1, 1}, std::pair{3, 17}, std::pair{5, 33}, std::pair{64, 1031}})
+    for (bool train : {false, true}) {
+      PipelineConfig cfg;
+      cfg.train = train;
+      Pipeline p(parseModel(test::halfPrecisionSource(rows, cols), "half.fbx"), cfg);
+      p.runAll();
+      for (size_t i = 0; i < p.loops().size(); ++i) {
+        CudaModule m = generateCuda(p.loops()[i], p.schedules()[i]);
+        EXPECT_NE(m.source.find("fb_f16*"), std::string::npos);
+        EXPECT_FALSE(compileCudaModule(m.source, 90)->ptx.empty());
+      }
+      if (!gpu) continue;
+      RunReport r = runOnCuda(p, 1, 5);
+      ASSERT_FALSE(r.checks.empty());
+      for (const OutputCheck& c : r.checks)
+        EXPECT_TRUE(c.ok) << rows << "x" << cols << (train ? " train " : " infer ") << c.name << ": max abs " << c.diff.maxAbs;
+    }
+  if (!gpu) GTEST_SKIP() << "compiled to PTX only; no GPU here: " << why;
+}
+
 TEST(CudaCodegen, EveryUnaryMathFunctionCompiles) {
   if (!nvrtcAvailable()) GTEST_SKIP() << "NVRTC not available (no CUDA toolkit on this machine)";
   std::string body = "x";

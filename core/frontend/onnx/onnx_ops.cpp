@@ -191,6 +191,9 @@ const OnnxImporters& importers() {
     addEinsumImporters(t);
     addTrainingImporters(t);
     addQuantizationImporters(t);
+    addSelectionImporters(t);
+    addSpectralImporters(t);
+    addGridSampleImporters(t);
     return t;
   }();
   return m;

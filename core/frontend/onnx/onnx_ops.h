@@ -134,6 +134,10 @@ ValueId onnxClamp(OnnxNode& c, ValueId x, double lo, double hi);
 // integer indices idx along axis, as ONNX's Gather (through the embedding op, so it differentiates).
 ValueId onnxGatherAlong(OnnxNode& c, ValueId data, size_t axis, ValueId idx);
 
+// out[.., j, ..] = data[.., idx[.., j, ..], ..] along axis (ONNX's GatherElements; negative
+// indices count from the end), idx the shape of data outside the axis.
+ValueId onnxGatherElements(OnnxNode& c, ValueId data, ValueId idx, size_t axis);
+
 void addMathImporters(OnnxImporters& m);
 void addRecurrentImporters(OnnxImporters& m);
 void addResizeImporters(OnnxImporters& m);
@@ -142,6 +146,9 @@ void addIndexImporters(OnnxImporters& m);
 void addEinsumImporters(OnnxImporters& m);
 void addTrainingImporters(OnnxImporters& m);
 void addQuantizationImporters(OnnxImporters& m);
+void addSelectionImporters(OnnxImporters& m);
+void addSpectralImporters(OnnxImporters& m);
+void addGridSampleImporters(OnnxImporters& m);
 
 // The convolution of x [N, C, spatial...] by w [M, C/group, kernel...] with the node's Conv
 // attributes (pads, strides, dilations, group, auto_pad): Conv and the quantized convolutions.

@@ -78,11 +78,13 @@ OnnxOutputs gatherND(OnnxNode& c) {
 
 // data with updates written at indices (reduction none) or added there (add): the updates are
 // summed into a zero table by rows (embedding_backward), and a count of hits per row picks
-// between data and the written rows.
+// between data and the written rows. mul, max and min combine a one-hot [m, rows, 1] of the
+// indices with the updates and reduce over m.
 OnnxOutputs scatterND(OnnxNode& c) {
   ValueId data = c.in(0), idx = c.in(1), updates = c.in(2);
   std::string reduction = c.attrString("reduction", "none");
-  if (reduction != "none" && reduction != "add") throw OnnxUnsupported("reduction '" + reduction + "' is not supported");
+  if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" && reduction != "min")
+    throw OnnxUnsupported("reduction '" + reduction + "' is not supported");
   Ints ds = c.sizes(data), is = c.sizes(idx);
   ValueId rows = flatRows(c, ds, idx, 0);
   size_t indexed = static_cast<size_t>(is.back());
@@ -98,7 +100,14 @@ OnnxOutputs scatterND(OnnxNode& c) {
   ValueId written = c.emit("embedding_backward", {c.reshape(updates, {m, rowSize}), flatRowsIdx}, {{"num_weights", nrows}});
   ValueId flatData = c.reshape(data, {nrows, rowSize});
   ValueId y;
-  if (reduction == "add") {
+  if (reduction == "mul" || reduction == "max" || reduction == "min") {
+    ValueId hit = c.emit("eq", {c.reshape(c.cast(flatRowsIdx, DType::I64), {m, 1, 1}), c.iota(nrows, 1, 3, DType::I64)});  // [m, rows, 1]
+    ValueId u = c.reshape(updates, {m, 1, rowSize});
+    double identity = reduction == "mul" ? 1.0 : reduction == "max" ? -INFINITY : INFINITY;
+    const char* op = reduction == "mul" ? "prod" : reduction == "max" ? "amax" : "amin";
+    ValueId combined = c.emit(op, {c.emit("where", {hit, u, c.scalar(identity, t)})}, {{"dim", Ints{0}}, {"keepdim", false}});
+    y = reduction == "mul" ? c.emit("mul", {flatData, combined}) : c.emit(reduction == "max" ? "maximum" : "minimum", {flatData, combined});
+  } else if (reduction == "add") {
     y = c.emit("add", {flatData, written});
   } else {
     ValueId ones = c.emit("full", {}, {{"shape", shapeOf({m, 1})}, {"value", 1.0}, {"dtype", std::string(dtypeName(t))}});

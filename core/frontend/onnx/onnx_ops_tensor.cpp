@@ -2,6 +2,8 @@
 // padding, tiling, triangular masks and casts.
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+
 #include "core/frontend/onnx/onnx_ops.h"
 #include "core/ir/error.h"
 
@@ -26,6 +28,20 @@ ValueId permute(OnnxNode& c, ValueId x, const Ints& perm) {
   return identity ? x : c.emit("permute", {x}, {{"dims", perm}});
 }
 
+// A slice with a negative step: start clamped to [0, n-1], end to [-1, n-1] (after adding n to
+// negative ones), positions start, start + step, ... above end, gathered by a constant index list.
+ValueId reverseSlice(OnnxNode& c, ValueId x, size_t axis, int64_t start, int64_t end, int64_t step) {
+  int64_t n = c.sizes(x)[axis];
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  start = std::clamp<int64_t>(start, 0, n - 1);
+  end = std::clamp<int64_t>(end, -1, n - 1);
+  std::vector<double> picks;
+  for (int64_t i = start; i > end; i += step) picks.push_back(static_cast<double>(i));
+  if (picks.empty()) throw OnnxUnsupported("a slice with no elements: zero-size tensors are not supported");
+  return onnxGatherAlong(c, x, axis, c.cx.constantValue(Tensor(DType::I64, {static_cast<int64_t>(picks.size())}, picks)));
+}
+
 OnnxOutputs slice(OnnxNode& c) {
   ValueId x = c.in(0);
   Ints starts, ends, axes, steps;
@@ -45,9 +61,10 @@ OnnxOutputs slice(OnnxNode& c) {
   if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
     throw Error("starts, ends, axes and steps must have the same length");
   for (size_t i = 0; i < starts.size(); ++i) {
-    if (steps[i] <= 0) throw OnnxUnsupported("negative or zero slice steps are not supported");
+    if (steps[i] == 0) throw Error("a slice step must not be zero");
     int64_t a = c.axis(axes[i], c.rank(x));
-    x = c.emit("slice", {x}, {{"dim", a}, {"start", starts[i]}, {"end", ends[i]}, {"step", steps[i]}});
+    x = steps[i] > 0 ? c.emit("slice", {x}, {{"dim", a}, {"start", starts[i]}, {"end", ends[i]}, {"step", steps[i]}})
+                     : reverseSlice(c, x, static_cast<size_t>(a), starts[i], ends[i], steps[i]);
   }
   return {x};
 }
@@ -86,10 +103,15 @@ namespace {
 // out[.., j, ..] = data[.., idx[.., j, ..], ..] along axis, as a masked sum over a one-hot of the
 // indices (the registry has no scatter to differentiate a direct gather by).
 OnnxOutputs gatherElements(OnnxNode& c) {
-  ValueId data = c.in(0), idx = c.in(1);
+  ValueId data = c.in(0);
+  return {onnxGatherElements(c, data, c.in(1), static_cast<size_t>(c.axis(c.attrInt("axis", 0), c.rank(data))))};
+}
+
+}  // namespace
+
+ValueId onnxGatherElements(OnnxNode& c, ValueId data, ValueId idx, size_t axis) {
   Ints ds = c.sizes(data), is = c.sizes(idx);
   if (ds.size() != is.size()) throw Error("data and indices must have the same rank");
-  size_t axis = static_cast<size_t>(c.axis(c.attrInt("axis", 0), ds.size()));
   for (size_t i = 0; i < ds.size(); ++i)
     if (i != axis && ds[i] != is[i]) throw OnnxUnsupported("indices smaller than data outside the gather axis are not supported");
   idx = wrapIndices(c, idx, ds[axis]);
@@ -98,8 +120,10 @@ OnnxOutputs gatherElements(OnnxNode& c) {
   du.insert(du.begin() + static_cast<std::ptrdiff_t>(axis), 1);      // [.., 1, n, ..]
   ValueId hit = c.emit("eq", {c.reshape(idx, iu), c.iota(ds[axis], axis + 1, ds.size() + 1, c.dtype(idx))});
   ValueId picked = c.emit("where", {hit, c.reshape(data, du), c.scalar(0, c.dtype(data))});
-  return {c.emit("sum", {picked}, {{"dim", Ints{static_cast<int64_t>(axis) + 1}}, {"keepdim", false}})};
+  return c.emit("sum", {picked}, {{"dim", Ints{static_cast<int64_t>(axis) + 1}}, {"keepdim", false}});
 }
+
+namespace {
 
 OnnxOutputs split(OnnxNode& c) {
   ValueId x = c.in(0);
@@ -290,9 +314,10 @@ OnnxOutputs squeezeLike(OnnxNode& c, bool unsqueeze) {
 
 void addTensorImporters(OnnxImporters& m) {
   m["Identity"] = [](OnnxNode& c) -> OnnxOutputs { return {c.in(0)}; };
-  m["Dropout"] = [](OnnxNode& c) -> OnnxOutputs {  // inference: identity, and a mask of all true
-    if (c.has(2) && c.cx.constant(c.n.input(2), "training_mode").data.at(0) != 0)
-      throw OnnxUnsupported("Dropout with training_mode=true is not supported");
+  m["Dropout"] = [](OnnxNode& c) -> OnnxOutputs {  // inference (or a ratio of 0): identity, and a mask of all true
+    bool training = c.has(2) && c.cx.constant(c.n.input(2), "training_mode").data.at(0) != 0;
+    if (training && !(c.has(1) && c.cx.constant(c.n.input(1), "Dropout's ratio").data.at(0) == 0))
+      throw OnnxUnsupported("Dropout with training_mode=true is not supported (its mask is random)");
     if (c.attrInt("is_test", 1) == 0 && c.cx.opset < 7) throw OnnxUnsupported("Dropout with is_test=0 is not supported");
     ValueId x = c.in(0);
     OnnxOutputs out{x};

@@ -346,11 +346,58 @@ ValueId meanPooled(OnnxNode& c, ValueId x, const Window& w) {
   return unfold(c, c.emit("div", {sum, c.scalar(static_cast<double>(w.kernel[0]), c.dtype(x))}), batch, out0);
 }
 
+// Max pooling with its Indices output: each window's first maximum (taps in row-major order) and
+// its position in the flattened input, (n * C + c) * S0 * S1 ... + p0 * S1 * ... + p1 * ...
+// (storage_order 1: the spatial positions column-major, p0 + p1 * S0 + ...), built from iotas.
+OnnxOutputs maxPoolWithIndices(OnnxNode& c, ValueId x, const Window& w) {
+  bool columnMajor = c.attrInt("storage_order", 0) != 0;
+  Ints xs = c.sizes(x), spatial = spatialOf(c, x);
+  size_t n = w.dims(), rank = n + 2;
+  Ints out = outSizes(spatial, w);
+  ValueId padded = padAll(c, x, w, -INFINITY);
+  int64_t plane = numelOf(spatial);
+  ValueId base = c.emit("add", {c.emit("mul", {c.iota(xs[0], 0, rank, DType::I64), c.scalar(static_cast<double>(xs[1] * plane), DType::I64)}),
+                                c.emit("mul", {c.iota(xs[1], 1, rank, DType::I64), c.scalar(static_cast<double>(plane), DType::I64)})});
+  Ints tap(n, 0);
+  ValueId best = kNoId, bestIndex = kNoId;
+  for (;;) {
+    ValueId v = padded, index = base;
+    int64_t stride = columnMajor ? 1 : plane;
+    for (size_t i = 0; i < n; ++i) {
+      int64_t start = tap[i] * w.dilation[i];
+      v = c.emit("slice", {v}, {{"dim", static_cast<int64_t>(i + 2)}, {"start", start}, {"end", start + (out[i] - 1) * w.stride[i] + 1},
+                                {"step", w.stride[i]}});
+      if (!columnMajor) stride /= spatial[i];
+      // input position of output o along dim i: o * stride + tap * dilation - pad
+      ValueId pos = c.emit("add", {c.emit("mul", {c.iota(out[i], i + 2, rank, DType::I64), c.scalar(static_cast<double>(w.stride[i]), DType::I64)}),
+                                   c.scalar(static_cast<double>(start - w.lo[i]), DType::I64)});
+      index = c.emit("add", {index, c.emit("mul", {pos, c.scalar(static_cast<double>(stride), DType::I64)})});
+      if (columnMajor) stride *= spatial[i];
+    }
+    if (best == kNoId) {
+      best = v;
+      bestIndex = c.emit("expand", {index}, {{"shape", c.shape(v)}});
+    } else {
+      ValueId better = c.emit("gt", {v, best});
+      best = c.emit("where", {better, v, best});
+      bestIndex = c.emit("where", {better, index, bestIndex});
+    }
+    size_t i = n;
+    while (i > 0 && ++tap[i - 1] == w.kernel[i - 1]) tap[--i] = 0;
+    if (i == 0) break;
+  }
+  return {best, bestIndex};
+}
+
 OnnxOutputs maxPool(OnnxNode& c) {
-  if (c.n.output_size() > 1 && !c.n.output(1).empty()) throw OnnxUnsupported("the Indices output is not supported");
   ValueId x = c.in(0);
-  if (!isFloating(c.dtype(x))) throw OnnxUnsupported("integer max pooling is not supported");
-  return {maxPooled(c, x, windowOf(c, spatialOf(c, x), c.attrInts("kernel_shape"), true))};
+  DType t = c.dtype(x);
+  if (t == DType::Bool) throw OnnxUnsupported("max pooling of bool tensors is not supported");
+  if (!isFloating(t)) x = c.cast(x, DType::F32);  // exact for the integer types ONNX pools (int8, uint8)
+  Window w = windowOf(c, spatialOf(c, x), c.attrInts("kernel_shape"), true);
+  OnnxOutputs y = c.n.output_size() > 1 && !c.n.output(1).empty() ? maxPoolWithIndices(c, x, w) : OnnxOutputs{maxPooled(c, x, w)};
+  y[0] = c.cast(y[0], t);
+  return y;
 }
 
 // Averages over the window; the divisor counts the input elements (count_include_pad=0) or also

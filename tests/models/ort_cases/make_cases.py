@@ -363,6 +363,100 @@ def top_k_largest_last_axis():
                     outputs=("V", "I"), int_outputs=("I",))
 
 
+def grid_sample(name, mode, padding, align):
+    r = rng(name + "_grid")
+    grid = (r.uniform(-1.3, 1.3, (2, 4, 6, 2))).astype(np.float32)  # outside [-1, 1] too: padding matters
+    return weighted(name, (2, 3, 5, 7), helper.make_node("GridSample", ["XW", "grid"], ["Y"], mode=mode, padding_mode=padding,
+                                                           align_corners=align), extra_inputs=[("grid", grid)])
+
+
+@case
+def grid_sample_bicubic_border_align_corners():
+    return grid_sample("grid_sample_bicubic_border_align_corners", "bicubic", "border", 1)
+
+
+@case
+def grid_sample_bilinear_reflection():
+    return grid_sample("grid_sample_bilinear_reflection", "bilinear", "reflection", 0)
+
+
+@case
+def grid_sample_nearest_zeros():
+    return grid_sample("grid_sample_nearest_zeros", "nearest", "zeros", 0)
+
+
+@case
+def grid_sample_nearest_reflection_align_corners():
+    return grid_sample("grid_sample_nearest_reflection_align_corners", "nearest", "reflection", 1)
+
+
+@case
+def lrn_size5_few_channels():  # size 5 over 3 channels: windows cut at both ends
+    return weighted("lrn_size5_few_channels", (2, 3, 3, 5), helper.make_node("LRN", ["XW"], ["Y"], size=5, alpha=0.02, beta=0.6, bias=1.5))
+
+
+@case
+def dft_complex_axis2_cut():  # a complex signal along axis 2, cut from 6 to 4 samples
+    length = np.array(4, dtype=np.int64)
+    return weighted("dft_complex_axis2_cut", (2, 5, 6, 2), helper.make_node("DFT", ["XW", "len"], ["Y"], axis=2),
+                    extra_inits=[("len", length)])
+
+
+@case
+def dft_real_onesided_padded():  # 9 real samples zero-padded to 12, bins 0..6
+    length = np.array(12, dtype=np.int64)
+    return weighted("dft_real_onesided_padded", (2, 9, 1), helper.make_node("DFT", ["XW", "len"], ["Y"], axis=1, onesided=1),
+                    extra_inits=[("len", length)])
+
+
+@case
+def reverse_sequence_time_major():
+    lens = np.array([5, 1, 3], dtype=np.int64)
+    return weighted("reverse_sequence_time_major", (5, 3, 4), helper.make_node("ReverseSequence", ["XW", "lens"], ["Y"], time_axis=0,
+                                                                                batch_axis=1), extra_inputs=[("lens", lens)])
+
+
+@case
+def det_batched_3x3():
+    return weighted("det_batched_3x3", (2, 3, 3, 3), helper.make_node("Det", ["XW"], ["Y"]))
+
+
+@case
+def max_pool_indices_padded_stride2():
+    return weighted("max_pool_indices_padded_stride2", (2, 3, 7, 6),
+                    helper.make_node("MaxPool", ["XW"], ["Y", "I"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+                    outputs=("Y", "I"), int_outputs=("I",))
+
+
+@case
+def quantize_dequantize_int8_per_axis():  # int8 zero points per channel: saturates at -128 and 127
+    r = rng("quantize_dequantize_int8_per_axis")
+    X = (3 * r.standard_normal((2, 3, 4))).astype(np.float32)
+    W = (1 + 0.2 * r.standard_normal((2, 3, 4))).astype(np.float32)
+    scale = np.array([0.02, 0.05, 0.01], dtype=np.float32)
+    zero = np.array([-3, 0, 5], dtype=np.int8)
+    nodes = [helper.make_node("Mul", ["X", "W"], ["XW"]), helper.make_node("QuantizeLinear", ["XW", "s", "z"], ["Q"], axis=1),
+             helper.make_node("DequantizeLinear", ["Q", "s", "z"], ["Y"], axis=1)]
+    return model(nodes, {"X": X}, ["Y"], [("W", W), ("s", scale), ("z", zero)]), {"X": X}, None
+
+
+@case
+def compress_axis1():
+    cond = np.array([True, False, True, True, False, True], dtype=np.bool_)
+    m, feeds, _ = weighted("compress_axis1", (3, 6, 2), helper.make_node("Compress", ["XW", "cond"], ["Y"], axis=1), extra_inits=[("cond", cond)])
+    m.graph.output[0].type.tensor_type.shape.CopyFrom(helper.make_tensor_type_proto(TensorProto.FLOAT, [3, 4, 2]).tensor_type.shape)
+    return m, feeds, None  # the output's shape depends on cond's values: inference leaves it out
+
+
+@case
+def scatter_nd_mul_duplicates():
+    r = rng("scatter_nd_mul_duplicates")
+    idx = np.array([[2], [0], [2]], dtype=np.int64)  # row 2 twice
+    U = r.standard_normal((3, 4)).astype(np.float32)
+    return weighted("scatter_nd_mul_duplicates", (4, 4), helper.make_node("ScatterND", ["XW", "idx", "U"], ["Y"], reduction="mul"),
+                    extra_inputs=[("U", U)], extra_inits=[("idx", idx)])
+
+
 def to_json(feeds):
     kind = {np.float32: "float32", np.int64: "int64", np.int32: "int32", np.bool_: "bool"}
     return {n: {"dtype": kind[a.dtype.type], "dims": list(a.shape), "data": a.astype(np.float64 if a.dtype.kind == "f" else np.int64).ravel().tolist()}
