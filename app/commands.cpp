@@ -170,8 +170,8 @@ TraceOptions traceOptions(const Args& a) {
     char* end = nullptr;
     errno = 0;
     long long v = std::strtoll(size.c_str(), &end, 10);
-    if (name.empty() || size.empty() || *end != '\0' || v <= 0)
-      throw UsageError("--dim expects NAME=SIZE with a positive size, got '" + spec + "'");
+    if (name.empty() || size.empty() || *end != '\0' || v < 0)
+      throw UsageError("--dim expects NAME=SIZE with a size of 0 or more, got '" + spec + "'");
     if (errno == ERANGE) throw UsageError("--dim " + name + ": size " + size + " does not fit in int64");
     o.dims[name] = v;
   }

@@ -200,7 +200,7 @@ public:
         std::string sym = expectName("dimension name");
         expectPunct("=");
         int64_t v = expectInt("dimension size");
-        if (v <= 0) throw ParseError("dimension " + sym + " must be positive", at);
+        if (v < 0) throw ParseError("dimension " + sym + " must not be negative", at);
         for (auto& [s, _] : m.dims)
           if (s == sym) throw ParseError("dimension " + sym + " is given twice", at);
         m.dims.emplace_back(sym, v);
@@ -272,9 +272,9 @@ private:
         d.loc = tok_.loc;
         if (tok_.kind == Tok::Number) {
           d.value = expectInt("dimension size");
-          if (*d.value <= 0) throw ParseError("dimension size must be positive", d.loc);
+          if (*d.value < 0) throw ParseError("dimension size must not be negative", d.loc);
         } else if (acceptPunct("-")) {
-          throw ParseError("dimension size must be positive", d.loc);
+          throw ParseError("dimension size must not be negative", d.loc);
         } else {
           d.symbol = expectName("dimension (a size or a symbol such as B)");
         }

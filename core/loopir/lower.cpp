@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "core/interp/tensor.h"
 #include "core/ir/verifier.h"
 #include "core/loopir/lowerer.h"
+#include "core/ops/reduction_math.h"
 #include "core/ops/shape_rules.h"
 
 namespace fusebox {
@@ -64,12 +66,46 @@ LoopProgram Lowerer::run() {
   return std::move(prog_);
 }
 
+namespace {
+
+// A value of the given sizes whose every element is v (nothing to compute where it is inlined).
+Lowered constantLowered(const Ints& sizes, DType t, double v) {
+  Lowered l;
+  l.sizes = sizes;
+  l.dtype = t;
+  l.loader = [t, v](const Index&) { return LExpr::constant(v, t); };
+  l.constant = true;
+  return l;
+}
+
+}  // namespace
+
 Lowered Lowerer::lowerNode(const Node& n) {
   const TensorType& outType = g_.type(n.outputs[0]);
   LoweringSite site{n, sizesOf(outType, &n), outType.dtype};
   const std::string prim = primBaseName(n.op);  // only prims lower: a torch-level op is an error
   auto rule = prim != n.op ? loweringTable().find(prim) : loweringTable().end();
   if (rule == loweringTable().end()) throw Error(describeNode(n) + ": the loop IR has no lowering for '" + n.op + "'");
+  // Zero-size values: nothing to compute. Their buffers hold no elements, and no loop runs over
+  // a dim of 0; a non-empty result of empty inputs is a constant (or the cat of the others).
+  if (numelOf(site.out) == 0) return constantLowered(site.out, site.dtype, 0);
+  std::vector<ValueId> nonEmpty;
+  for (ValueId v : n.inputs)
+    if (numelOf(values_.at(v).sizes) != 0) nonEmpty.push_back(v);
+  if (nonEmpty.size() != n.inputs.size()) {
+    if (prim == "cat") {
+      if (nonEmpty.size() == 1) return values_.at(nonEmpty[0]);
+      Node rest = n;
+      rest.inputs = nonEmpty;
+      return rule->second(*this, LoweringSite{rest, site.out, site.dtype});
+    }
+    for (const ReductionMath& r : reductionMathOps())
+      if (r.prim == prim) return constantLowered(site.out, site.dtype, r.identity);  // a reduction over nothing
+    // contractions over an empty dim: K = 0, a weight gradient summed over a batch of 0
+    if (prim == "matmul" || prim == "conv2d_backward_weight") return constantLowered(site.out, site.dtype, 0);
+    if (prim == "index_add" && nonEmpty.size() == 1 && nonEmpty[0] == n.inputs[0]) return values_.at(n.inputs[0]);  // nothing added
+    throw Error(describeNode(n) + ": a zero-size input to '" + n.op + "' with a non-empty result is not supported");
+  }
   return rule->second(*this, site);
 }
 
@@ -108,6 +144,12 @@ Index Lowerer::indexOf(const std::vector<LoopVar>& vs) {
 std::string Lowerer::realizeLowered(Lowered& l, const std::string& scope) {
   if (l.view && isContiguousFull(l.view->second, bufferNumel(l.view->first)))
     return l.view->first;  // already the buffer's elements in order (a reshape costs nothing)
+  if (numelOf(l.sizes) == 0) {  // an empty buffer: no node writes it
+    std::string name = newBuffer(l.dtype, l.sizes);
+    l.view = std::make_pair(name, Layout::contiguous(l.sizes));
+    l.loader = stridedLoader(name, l.dtype, l.view->second);
+    return name;
+  }
   LoopNode node;
   node.kind = LoopNode::Kind::Pointwise;
   node.vars = loopVars(l.sizes, "x");

@@ -82,7 +82,7 @@ public:
       if (!o.symbolic) bindings_[sym] = size;
     }
     for (const auto& [sym, size] : o.dims) {
-      if (size <= 0) throw Error("dimension " + sym + " must be positive, got " + std::to_string(size));
+      if (size < 0) throw Error("dimension " + sym + " must not be negative, got " + std::to_string(size));
       bindings_[sym] = size;
     }
   }

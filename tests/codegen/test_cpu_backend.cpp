@@ -14,7 +14,7 @@
 #include "core/runtime/thread_pool.h"
 #include "scale_models.h"
 #include "cpu_check.h"
-#include "half_models.h"
+#include "edge_models.h"
 #include "test_util.h"
 
 using namespace fusebox;
@@ -223,4 +223,37 @@ TEST(CpuCodegen, HalfPrecisionGraphsMatchTheInterpreter) {
       p.runAll();
       test::expectCpuMatchesInterpreter(p, 1, 5, 2, "half " + std::to_string(rows) + "x" + std::to_string(cols) + (train ? " train" : " infer"));
     }
+}
+
+// A dim of 0 is legal: nothing is computed for empty values (no loop runs over a dim of 0), and a
+// non-empty result of empty inputs is what PyTorch gives (a sum over nothing is 0, a max -inf, a
+// matmul over K = 0 zeros, cat leaves the empty part out), trained too.
+TEST(CpuBackend, ZeroSizeTensorsMatchTheInterpreter) {
+  if (!cpuJitAvailable()) GTEST_SKIP() << "built without LLVM";
+  for (bool train : {false, true}) {
+    PipelineConfig cfg;
+    cfg.train = train;
+    Pipeline p(parseModel(test::zeroSizeSource(), "zero_size.fbx"), cfg);
+    p.runAll();
+    test::expectCpuMatchesInterpreter(p, 1, 2, 2, train ? "zero_size train" : "zero_size infer");
+  }
+}
+
+// Every built-in model with its dims at 0 (a batch of none), trained. LeNet's flatten,
+// reshape(x, [B, -1]), has no answer at B = 0 (PyTorch refuses it the same way).
+TEST(CpuBackend, ZooTrainsWithDimsOfZero) {
+  if (!cpuJitAvailable()) GTEST_SKIP() << "built without LLVM";
+  for (const char* model : {"mlp", "resnet_block", "layernorm_gelu", "gpt2_block", "softmax_xent", "mlp_gelu_ln", "xent_logits"}) {
+    ModelDef def = loadModel(model);
+    PipelineConfig cfg;
+    for (const auto& [name, defaultSize] : def.dims) cfg.trace.dims[name] = 0;
+    cfg.train = true;
+    Pipeline p(def, cfg);
+    p.runAll();
+    test::expectCpuMatchesInterpreter(p, 1, 3, 2, std::string(model) + " dims=0");
+  }
+  ModelDef lenet = loadModel("lenet");
+  PipelineConfig cfg;
+  for (const auto& [name, defaultSize] : lenet.dims) cfg.trace.dims[name] = 0;
+  test::expectThrowContaining<Error>([&] { Pipeline(lenet, cfg).runAll(); }, "cannot reshape [0, 16, 5, 5] into [0, -1]");
 }

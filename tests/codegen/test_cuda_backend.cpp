@@ -22,7 +22,7 @@
 #include "core/schedule/schedule.h"
 #include "core/runtime/cuda_executable.h"
 #include "core/runtime/model_runner.h"
-#include "half_models.h"
+#include "edge_models.h"
 #include "test_util.h"
 
 using namespace fusebox;
@@ -189,6 +189,25 @@ TEST(CudaBackend, HalfPrecisionGraphsCompileAndRunLikeTheInterpreter) {
       for (const OutputCheck& c : r.checks)
         EXPECT_TRUE(c.ok) << rows << "x" << cols << (train ? " train " : " infer ") << c.name << ": max abs " << c.diff.maxAbs;
     }
+  if (!gpu) GTEST_SKIP() << "compiled to PTX only; no GPU here: " << why;
+}
+
+// Zero-size tensors (as the CPU test): PTX, and on a GPU the interpreter's numbers.
+TEST(CudaBackend, ZeroSizeTensorsCompileAndRunLikeTheInterpreter) {
+  if (!nvrtcAvailable()) GTEST_SKIP() << "NVRTC not available (no CUDA toolkit on this machine)";
+  std::string why;
+  bool gpu = cudaDeviceAvailable(&why);
+  for (bool train : {false, true}) {
+    PipelineConfig cfg;
+    cfg.train = train;
+    Pipeline p(parseModel(test::zeroSizeSource(), "zero_size.fbx"), cfg);
+    p.runAll();
+    for (size_t i = 0; i < p.loops().size(); ++i)
+      EXPECT_FALSE(compileCudaModule(generateCuda(p.loops()[i], p.schedules()[i]).source, 90)->ptx.empty());
+    if (!gpu) continue;
+    RunReport r = runOnCuda(p, 1, 2);
+    for (const OutputCheck& c : r.checks) EXPECT_TRUE(c.ok) << (train ? "train " : "infer ") << c.name << ": max abs " << c.diff.maxAbs;
+  }
   if (!gpu) GTEST_SKIP() << "compiled to PTX only; no GPU here: " << why;
 }
 

@@ -82,13 +82,13 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"model m(x: f32[2]) {\n  param w: f32[2] = kaiming\n  return x\n}", "bad.fbx:2:21: unknown initializer 'kaiming'"},
         Malformed{"model m(x: f32[2], x: f32[3]) { return x }", "bad.fbx:1:20: duplicate input 'x'"},
         Malformed{"model m(x: f32[2]) {\n  return softmax(x, dims=0)\n}", "bad.fbx:2:26: softmax: unknown argument 'dims'"},
-        Malformed{"model m(x: f32[0]) { return x }", "bad.fbx:1:16: dimension size must be positive"},
+        Malformed{"model m(x: f32[-1]) { return x }", "bad.fbx:1:16: dimension size must not be negative"},
         Malformed{"model m(x: f32[2]) {\n  return x\n  y = x\n}", "bad.fbx:3:3: statement after return"},
         Malformed{"model m(x: f32[2]) {\n  return 1.5e\n}", "bad.fbx:2:10: malformed number: exponent has no digits"},
         Malformed{"model m(x: f32[B]) {\n  param w: f32[B] = zeros\n  return x\n}", "bad.fbx:2:16: parameter sizes must be concrete"},
         Malformed{"model m(x: f32[2]) {\n  return x + \"s\"\n}", "bad.fbx:2:12: operator '+' needs a tensor or two numbers"},
         Malformed{"model m(x: f32[2]) { return x } extra", "bad.fbx:1:33: unexpected 'extra' after the end of the model"},
-        Malformed{"model m(x: f32[2]) dims(B = 0) { return x }", "bad.fbx:1:25: dimension B must be positive"}),
+        Malformed{"model m(x: f32[2]) dims(B = -1) { return x }", "bad.fbx:1:25: dimension B must not be negative"}),
     [](const ::testing::TestParamInfo<Malformed>& info) { return "case" + std::to_string(info.index); });
 
 TEST(ModelLoader, UnknownModelAndMissingFile) {

@@ -113,7 +113,7 @@ TensorType typeOf(const onnx::ValueInfoProto& vi, const std::string& where) {
     if (d.dim_value() == 0 && isInteger(t.dtype))  // an empty list of axes or indices: a value to specialize on
       throw OnnxInputNeededAtImport(where + ": input '" + vi.name() + "' is an empty integer tensor; it imports only bound to its value",
                                     vi.name());
-    if (d.dim_value() <= 0) throw Error(where + ": input '" + vi.name() + "' has a dim of " + std::to_string(d.dim_value()) + "; zero-size tensors are not supported");
+    if (d.dim_value() < 0) throw Error(where + ": input '" + vi.name() + "' has a negative dim " + std::to_string(d.dim_value()));
     t.shape.push_back(Dim(d.dim_value()));
   }
   if (!numelWithin(concreteSizes(t.shape), kMaxImportedElements))

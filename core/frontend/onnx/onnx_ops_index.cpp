@@ -151,7 +151,11 @@ OnnxOutputs topK(OnnxNode& c) {
   Ints kv = c.cx.opset >= 10 ? c.intsInput(1, "TopK's K") : Ints{c.attrInt("k", 1)};
   if (kv.size() != 1 || kv[0] < 0 || kv[0] > xs[axis]) throw Error("K must be one value between 0 and the axis size " + std::to_string(xs[axis]));
   int64_t k = kv[0];
-  if (k == 0) throw OnnxUnsupported("K = 0 (zero-size outputs) is not supported");
+  if (k == 0) {  // two empty outputs
+    Ints empty = xs;
+    empty[axis] = 0;
+    return {c.cx.constantValue(Tensor(c.dtype(x), empty)), c.cx.constantValue(Tensor(DType::I64, empty))};
+  }
   if (k > kMaxTopK) throw OnnxUnsupported("K above " + std::to_string(kMaxTopK) + " is not supported");
   bool largest = c.attrInt("largest", 1) != 0;
   DType t = c.dtype(x);

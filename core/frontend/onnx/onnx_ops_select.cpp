@@ -16,9 +16,12 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-ValueId indexList(OnnxNode& c, const std::vector<double>& positions) {
-  if (positions.empty()) throw OnnxUnsupported("a selection of no elements: zero-size tensors are not supported");
-  return c.cx.constantValue(Tensor(DType::I64, {static_cast<int64_t>(positions.size())}, positions));
+// x's slices at `positions` along axis (an empty tensor when there are none).
+ValueId gathered(OnnxNode& c, ValueId x, size_t axis, const std::vector<double>& positions) {
+  Ints s = c.sizes(x);
+  s[axis] = static_cast<int64_t>(positions.size());
+  if (positions.empty()) return c.cx.constantValue(Tensor(c.dtype(x), s));
+  return onnxGatherAlong(c, x, axis, c.cx.constantValue(Tensor(DType::I64, {static_cast<int64_t>(positions.size())}, positions)));
 }
 
 // The slices of x along axis (x flattened when no axis is given) where condition is true.
@@ -33,7 +36,7 @@ OnnxOutputs compress(OnnxNode& c) {
   std::vector<double> kept;
   for (size_t i = 0; i < cond.data.size(); ++i)
     if (cond.data[i] != 0) kept.push_back(static_cast<double>(i));
-  return {onnxGatherAlong(c, x, axis, indexList(c, kept))};
+  return {gathered(c, x, axis, kept)};
 }
 
 // [rank, count]: the coordinates of every nonzero element, in row-major order.
@@ -50,7 +53,6 @@ OnnxOutputs nonZero(OnnxNode& c) {
     }
     if (rank == 0) coords[0].push_back(0);
   }
-  if (coords[0].empty()) throw OnnxUnsupported("NonZero of no nonzero elements: zero-size tensors are not supported");
   std::vector<double> flat;
   for (const auto& row : coords) flat.insert(flat.end(), row.begin(), row.end());
   return {c.cx.constantValue(Tensor(DType::I64, {static_cast<int64_t>(coords.size()), static_cast<int64_t>(coords[0].size())}, flat))};

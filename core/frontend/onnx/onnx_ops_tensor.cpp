@@ -38,7 +38,9 @@ ValueId reverseSlice(OnnxNode& c, ValueId x, size_t axis, int64_t start, int64_t
   end = std::clamp<int64_t>(end, -1, n - 1);
   std::vector<double> picks;
   for (int64_t i = start; i > end; i += step) picks.push_back(static_cast<double>(i));
-  if (picks.empty()) throw OnnxUnsupported("a slice with no elements: zero-size tensors are not supported");
+  Ints sizes = c.sizes(x);
+  sizes[axis] = static_cast<int64_t>(picks.size());
+  if (picks.empty()) return c.cx.constantValue(Tensor(c.dtype(x), sizes));  // nothing selected
   return onnxGatherAlong(c, x, axis, c.cx.constantValue(Tensor(DType::I64, {static_cast<int64_t>(picks.size())}, picks)));
 }
 
