@@ -133,6 +133,8 @@ ValueId onnxClamp(OnnxNode& c, ValueId x, double lo, double hi);
 // data.shape[:axis] + idx.shape + data.shape[axis+1:]: data's entries at the (non-negative)
 // integer indices idx along axis, as ONNX's Gather (through the embedding op, so it differentiates).
 ValueId onnxGatherAlong(OnnxNode& c, ValueId data, size_t axis, ValueId idx);
+// x's slices at constant `positions` along axis (an empty tensor when there are none).
+ValueId onnxGatherPositions(OnnxNode& c, ValueId x, size_t axis, const std::vector<double>& positions);
 
 // out[.., j, ..] = data[.., idx[.., j, ..], ..] along axis (ONNX's GatherElements; negative
 // indices count from the end), idx the shape of data outside the axis.

@@ -16,14 +16,6 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-// x's slices at `positions` along axis (an empty tensor when there are none).
-ValueId gathered(OnnxNode& c, ValueId x, size_t axis, const std::vector<double>& positions) {
-  Ints s = c.sizes(x);
-  s[axis] = static_cast<int64_t>(positions.size());
-  if (positions.empty()) return c.cx.constantValue(Tensor(c.dtype(x), s));
-  return onnxGatherAlong(c, x, axis, c.cx.constantValue(Tensor(DType::I64, {static_cast<int64_t>(positions.size())}, positions)));
-}
-
 // The slices of x along axis (x flattened when no axis is given) where condition is true.
 OnnxOutputs compress(OnnxNode& c) {
   ValueId x = c.in(0);
@@ -36,7 +28,7 @@ OnnxOutputs compress(OnnxNode& c) {
   std::vector<double> kept;
   for (size_t i = 0; i < cond.data.size(); ++i)
     if (cond.data[i] != 0) kept.push_back(static_cast<double>(i));
-  return {gathered(c, x, axis, kept)};
+  return {onnxGatherPositions(c, x, axis, kept)};
 }
 
 // [rank, count]: the coordinates of every nonzero element, in row-major order.

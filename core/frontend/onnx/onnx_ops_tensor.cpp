@@ -38,10 +38,7 @@ ValueId reverseSlice(OnnxNode& c, ValueId x, size_t axis, int64_t start, int64_t
   end = std::clamp<int64_t>(end, -1, n - 1);
   std::vector<double> picks;
   for (int64_t i = start; i > end; i += step) picks.push_back(static_cast<double>(i));
-  Ints sizes = c.sizes(x);
-  sizes[axis] = static_cast<int64_t>(picks.size());
-  if (picks.empty()) return c.cx.constantValue(Tensor(c.dtype(x), sizes));  // nothing selected
-  return onnxGatherAlong(c, x, axis, c.cx.constantValue(Tensor(DType::I64, {static_cast<int64_t>(picks.size())}, picks)));
+  return onnxGatherPositions(c, x, axis, picks);
 }
 
 OnnxOutputs slice(OnnxNode& c) {
@@ -98,6 +95,13 @@ ValueId onnxGatherAlong(OnnxNode& c, ValueId data, size_t axis, ValueId idx) {
   for (size_t i = 0; i < is.size(); ++i) back.push_back(static_cast<int64_t>(i));
   for (size_t i = axis; i < rest.size(); ++i) back.push_back(static_cast<int64_t>(is.size() + i));
   return permute(c, y, back);
+}
+
+ValueId onnxGatherPositions(OnnxNode& c, ValueId x, size_t axis, const std::vector<double>& positions) {
+  Ints sizes = c.sizes(x);
+  sizes[axis] = static_cast<int64_t>(positions.size());
+  if (positions.empty()) return c.cx.constantValue(Tensor(c.dtype(x), sizes));  // nothing selected
+  return onnxGatherAlong(c, x, axis, c.cx.constantValue(Tensor(DType::I64, {static_cast<int64_t>(positions.size())}, positions)));
 }
 
 namespace {
