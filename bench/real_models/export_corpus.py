@@ -3,10 +3,10 @@
 seeded random weights (randomize() below), each exported by BOTH exporters -- TorchScript (dynamo=False, opset 17) and
 torch.export (dynamo=True, opset 18) -- with PyTorch's outputs as the expected outputs, in the ONNX
 backend-test layout Fusebox's `conformance` command reads:
-    OUT/<model>_<ts|dynamo>/model.onnx
-    OUT/<model>_<ts|dynamo>/test_data_set_0/input_<i>.pb, output_0.pb
+    OUT/test_<model>_<ts|dynamo>/model.onnx
+    OUT/test_<model>_<ts|dynamo>/test_data_set_0/input_<i>.pb, output_0.pb
 Run on the lent GPU machine (torch, torchvision, timm, transformers, onnx there; CPU is enough):
-    python3 bench/real_models/export_corpus.py OUT
+    python3 bench/real_models/export_corpus.py OUT [MODEL...]
 Prints one line per export (size, or why it failed) and writes OUT/MANIFEST.tsv. Widths are cut so
 every model stays under ~1.2 MB: a corpus that lives in the repository."""
 import os, sys, traceback
@@ -16,9 +16,6 @@ import torch.nn as nn
 import torch.nn.functional as F
 import onnx
 from onnx import numpy_helper
-
-OUT = sys.argv[1]
-os.makedirs(OUT, exist_ok=True)
 
 
 class Logits(nn.Module):
@@ -149,46 +146,57 @@ def write_case(folder, model_path, inputs, output):
         f.write(numpy_helper.from_array(output.detach().numpy(), out_name).SerializeToString())
 
 
-manifest = []
-groups = {}
-for source, make in (("torchvision", torchvision_models), ("timm", timm_models), ("transformers", transformers_models), ("torch", torch_models)):
-    try:
-        groups[source] = make()
-    except Exception as e:  # a library missing must not hide the others
-        print(f"{source}: cannot build its models: {type(e).__name__}: {e}")
-for source, models in groups.items():
-    for name, (build, make_inputs) in models.items():
-        torch.manual_seed(0)
+def export_all(out, sources, only=None):
+    """Exports every model of `sources` ((source, make) pairs; make() -> {name: (build, make_inputs)}) with both
+    exporters into `out`, one line each, and writes out/MANIFEST.tsv. `only`: names to keep (all when None)."""
+    os.makedirs(out, exist_ok=True)
+    manifest = []
+    groups = {}
+    for source, make in sources:
         try:
-            m = build().eval()
-            randomize(m)
-            inputs = make_inputs()
-            with torch.no_grad():
-                y = m(*inputs)
-            params = sum(p.numel() for p in m.parameters())
-        except Exception as e:
-            print(f"{name}: cannot build: {type(e).__name__}: {str(e)[:200]}")
-            manifest.append((name, source, "-", "build failed", str(e)[:200].replace("\t", " ").replace("\n", " ")))
-            continue
-        for exporter, opset in (("ts", 17), ("dynamo", 18)):
-            folder = os.path.join(OUT, f"{name}_{exporter}")
-            tmp = os.path.join(OUT, f".{name}_{exporter}.onnx")
+            groups[source] = make()
+        except Exception as e:  # a library missing must not hide the others
+            print(f"{source}: cannot build its models: {type(e).__name__}: {e}")
+    for source, models in groups.items():
+        for name, (build, make_inputs) in models.items():
+            if only and name not in only:
+                continue
+            torch.manual_seed(0)
             try:
-                kw = dict(dynamo=True, external_data=False) if exporter == "dynamo" else dict(dynamo=False)
-                torch.onnx.export(m, inputs, tmp, opset_version=opset, input_names=[f"input_{i}" for i in range(len(inputs))],
-                                  output_names=["output"], **kw)
-                write_case(folder, tmp, inputs, y)
-                size = os.path.getsize(os.path.join(folder, "model.onnx"))
-                print(f"{folder}: {params} params, {size} bytes, opset {opset}, output {tuple(y.shape)} sum {y.sum().item():.6f}")
-                manifest.append((name, source, exporter, "ok", f"{params} params, {size} bytes, opset {opset}"))
+                m = build().eval()
+                randomize(m)
+                inputs = make_inputs()
+                with torch.no_grad():
+                    y = m(*inputs)
+                params = sum(p.numel() for p in m.parameters())
             except Exception as e:
-                msg = f"{type(e).__name__}: {str(e)[:300]}".replace("\t", " ").replace("\n", " ")
-                print(f"{folder}: export failed: {msg}")
-                manifest.append((name, source, exporter, "export failed", msg))
-                if os.path.exists(tmp):
-                    os.remove(tmp)
-with open(os.path.join(OUT, "MANIFEST.tsv"), "w") as f:
-    f.write("model\tsource\texporter\tstatus\tdetail\n")
-    for row in manifest:
-        f.write("\t".join(row) + "\n")
-print(f"torch {torch.__version__}, onnx {onnx.__version__}")
+                print(f"{name}: cannot build: {type(e).__name__}: {str(e)[:200]}")
+                manifest.append((name, source, "-", "build failed", str(e)[:200].replace("\t", " ").replace("\n", " ")))
+                continue
+            for exporter, opset in (("ts", 17), ("dynamo", 18)):
+                folder = os.path.join(out, f"test_{name}_{exporter}")
+                tmp = os.path.join(out, f".{name}_{exporter}.onnx")
+                try:
+                    kw = dict(dynamo=True, external_data=False) if exporter == "dynamo" else dict(dynamo=False)
+                    torch.onnx.export(m, inputs, tmp, opset_version=opset, input_names=[f"input_{i}" for i in range(len(inputs))],
+                                      output_names=["output"], **kw)
+                    write_case(folder, tmp, inputs, y)
+                    size = os.path.getsize(os.path.join(folder, "model.onnx"))
+                    print(f"{folder}: {params} params, {size} bytes, opset {opset}, output {tuple(y.shape)} sum {y.sum().item():.6f}")
+                    manifest.append((name, source, exporter, "ok", f"{params} params, {size} bytes, opset {opset}"))
+                except Exception as e:
+                    msg = f"{type(e).__name__}: {str(e)[:300]}".replace("\t", " ").replace("\n", " ")
+                    print(f"{folder}: export failed: {msg}")
+                    manifest.append((name, source, exporter, "export failed", msg))
+                    if os.path.exists(tmp):
+                        os.remove(tmp)
+    with open(os.path.join(out, "MANIFEST.tsv"), "w") as f:
+        f.write("model\tsource\texporter\tstatus\tdetail\n")
+        for row in manifest:
+            f.write("\t".join(row) + "\n")
+    print(f"torch {torch.__version__}, onnx {onnx.__version__}")
+
+
+if __name__ == "__main__":
+    export_all(sys.argv[1], (("torchvision", torchvision_models), ("timm", timm_models), ("transformers", transformers_models),
+                             ("torch", torch_models)), set(sys.argv[2:]) or None)

@@ -266,24 +266,35 @@ OnnxOutputs convTranspose(OnnxNode& c) {
   return {convolve(c, x, wt, biasInput(c), w, groups)};
 }
 
+// Calls f(tap) for every tap of the window, row-major (the last dim fastest).
+template <class F>
+void forEachTap(const Window& w, F f) {
+  size_t n = w.dims();
+  Ints tap(n, 0);
+  for (;;) {
+    f(tap);
+    size_t i = n;
+    while (i > 0 && ++tap[i - 1] == w.kernel[i - 1]) tap[--i] = 0;
+    if (i == 0) return;
+  }
+}
+
+// The input values one tap sees along spatial dim i of each output position (out[i] of them).
+ValueId tapSlice(OnnxNode& c, ValueId x, const Window& w, const Ints& out, size_t i, int64_t tap) {
+  int64_t start = tap * w.dilation[i];
+  return c.emit("slice", {x}, {{"dim", static_cast<int64_t>(i + 2)}, {"start", start}, {"end", start + (out[i] - 1) * w.stride[i] + 1},
+                               {"step", w.stride[i]}});
+}
+
 // Combines the window taps by strided slices (any dilation, any number of dims): max, or sum.
 ValueId tapsCombined(OnnxNode& c, ValueId xPadded, const Window& w, bool max) {
   Ints out = outSizes(spatialOf(c, xPadded), unpadded(w));
-  size_t n = w.dims();
-  Ints tap(n, 0);
   ValueId acc = kNoId;
-  for (;;) {
+  forEachTap(w, [&](const Ints& tap) {
     ValueId s = xPadded;
-    for (size_t i = 0; i < n; ++i) {
-      int64_t start = tap[i] * w.dilation[i];
-      s = c.emit("slice", {s}, {{"dim", static_cast<int64_t>(i + 2)}, {"start", start}, {"end", start + (out[i] - 1) * w.stride[i] + 1},
-                                {"step", w.stride[i]}});
-    }
+    for (size_t i = 0; i < w.dims(); ++i) s = tapSlice(c, s, w, out, i, tap[i]);
     acc = acc == kNoId ? s : c.emit(max ? "maximum" : "add", {acc, s});
-    size_t i = n;
-    while (i > 0 && ++tap[i - 1] == w.kernel[i - 1]) tap[--i] = 0;
-    if (i == 0) break;
-  }
+  });
   return acc;
 }
 
@@ -358,19 +369,16 @@ OnnxOutputs maxPoolWithIndices(OnnxNode& c, ValueId x, const Window& w) {
   int64_t plane = numelOf(spatial);
   ValueId base = c.emit("add", {c.emit("mul", {c.iota(xs[0], 0, rank, DType::I64), c.scalar(static_cast<double>(xs[1] * plane), DType::I64)}),
                                 c.emit("mul", {c.iota(xs[1], 1, rank, DType::I64), c.scalar(static_cast<double>(plane), DType::I64)})});
-  Ints tap(n, 0);
   ValueId best = kNoId, bestIndex = kNoId;
-  for (;;) {
+  forEachTap(w, [&](const Ints& tap) {
     ValueId v = padded, index = base;
     int64_t stride = columnMajor ? 1 : plane;
     for (size_t i = 0; i < n; ++i) {
-      int64_t start = tap[i] * w.dilation[i];
-      v = c.emit("slice", {v}, {{"dim", static_cast<int64_t>(i + 2)}, {"start", start}, {"end", start + (out[i] - 1) * w.stride[i] + 1},
-                                {"step", w.stride[i]}});
+      v = tapSlice(c, v, w, out, i, tap[i]);
       if (!columnMajor) stride /= spatial[i];
       // input position of output o along dim i: o * stride + tap * dilation - pad
       ValueId pos = c.emit("add", {c.emit("mul", {c.iota(out[i], i + 2, rank, DType::I64), c.scalar(static_cast<double>(w.stride[i]), DType::I64)}),
-                                   c.scalar(static_cast<double>(start - w.lo[i]), DType::I64)});
+                                   c.scalar(static_cast<double>(tap[i] * w.dilation[i] - w.lo[i]), DType::I64)});
       index = c.emit("add", {index, c.emit("mul", {pos, c.scalar(static_cast<double>(stride), DType::I64)})});
       if (columnMajor) stride *= spatial[i];
     }
@@ -382,10 +390,7 @@ OnnxOutputs maxPoolWithIndices(OnnxNode& c, ValueId x, const Window& w) {
       best = c.emit("where", {better, v, best});
       bestIndex = c.emit("where", {better, index, bestIndex});
     }
-    size_t i = n;
-    while (i > 0 && ++tap[i - 1] == w.kernel[i - 1]) tap[--i] = 0;
-    if (i == 0) break;
-  }
+  });
   return {best, bestIndex};
 }
 
