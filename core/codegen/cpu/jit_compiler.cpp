@@ -4,8 +4,11 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <vector>
 
+#include "core/codegen/cpu/object_cache.h"
 #include "core/codegen/libm_helpers.h"
 #include "core/ir/error.h"
 
@@ -21,7 +24,9 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IRReader/IRReader.h>
+#include <llvm/Support/SHA256.h>
 #include <llvm/Support/SourceMgr.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Module.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -55,6 +60,8 @@ namespace {
 struct JitState {
   std::mutex mutex;
   std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::unique_ptr<llvm::TargetMachine> objectEmitter;  // the JIT's own target, to make object files we can keep
+  CompiledObjectCache disk{CompiledObjectCache::defaultDirectory()};
   std::map<std::string, std::shared_ptr<CompiledCpuModule>> cache;
   int modules = 0;
 };
@@ -160,6 +167,116 @@ std::string CompiledCpuModule::assembly(int ownLinesFrom) const {
   return lazyAssembly->text[ownLinesFrom] = m ? emitAssembly(*m, ownLinesFrom) : "; no assembly: " + error.getMessage().str();
 }
 
+namespace {
+
+std::string hostCpu() {
+  std::string cpu = llvm::sys::getHostCPUName().str();
+  return cpu == "generic" ? "x86-64" : cpu;  // an unrecognized host: the feature list carries AVX etc.
+}
+
+// The clang arguments for a generated source (its in-memory file name last).
+std::vector<std::string> clangArguments(const std::string& fileName) {
+  // No -mreassociate, -freciprocal-math or cross-statement FMA contraction (-ffp-contract=on fuses
+  // only within one C expression, i.e. one loop-IR op): LLVM would rewrite an expression differently
+  // depending on its other uses, so a value recomputed in two kernels could differ in the last bit
+  // and an eq against a saved max no longer hold (the gradient of a tied amin was inf). Sums opt in
+  // per accumulation (kReassociatePragma) so they still vectorize. -w: warnings about generated code
+  // are no use to anyone and were printed as "N warnings generated." on stderr. Line tables only
+  // (-gline-tables-only): the IR and assembly listings link each line to its C++ line
+  // (core/codegen/compiled_listing); debug info does not change the code LLVM makes.
+  std::vector<std::string> args = {"-x", "c++", "-std=c++17", "-O3", "-w", "-ffp-contract=on", "-fno-signed-zeros",
+                                   "-debug-info-kind=line-tables-only", "-dwarf-version=5",
+                                   "-fno-rtti", "-triple", llvm::sys::getProcessTriple(),
+                                   "-target-cpu", hostCpu(), "-vectorize-loops", "-vectorize-slp", "-nostdsysteminc",
+                                   "-nobuiltininc"};
+  for (const char* f : kOpaqueLibmCalls) args.push_back(std::string("-fno-builtin-") + f);
+  for (const std::string& f : tableLibmSymbols()) args.push_back("-fno-builtin-" + f);
+  llvm::StringMap<bool> features;
+  if (llvm::sys::getHostCPUFeatures(features))
+    for (auto& f : features)
+      if (f.second) args.insert(args.end(), {"-target-feature", "+" + f.first().str()});
+  args.push_back(fileName);
+  return args;
+}
+
+// The on-disk key: everything the object depends on -- the compiler, its arguments (target CPU and
+// features included) and the source.
+std::string diskKey(const std::vector<std::string>& args, const std::string& source) {
+  llvm::SHA256 sha;
+  sha.update("fusebox cpu object 1\n" LLVM_VERSION_STRING "\n");
+  for (const std::string& a : args) {
+    sha.update(a);
+    sha.update(llvm::StringRef("\0", 1));
+  }
+  sha.update(source);
+  std::string key;
+  for (uint8_t byte : sha.final()) {
+    static const char* hex = "0123456789abcdef";
+    key += hex[byte >> 4];
+    key += hex[byte & 15];
+  }
+  return key;
+}
+
+// clang, in process, on a file system holding the generated source and nothing else: no #include
+// can read a file, and diagnostics can only quote the generated source. Returns the optimized module.
+std::unique_ptr<llvm::Module> compileToIR(const std::string& source, const std::vector<std::string>& argStore, llvm::LLVMContext& context) {
+  std::vector<const char*> args;
+  for (const std::string& a : argStore) args.push_back(a.c_str());
+  std::string diagText;
+  llvm::raw_string_ostream diagStream(diagText);
+  auto diagOpts = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+  auto* printer = new clang::TextDiagnosticPrinter(diagStream, diagOpts.get());
+  clang::DiagnosticsEngine diags(llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(), diagOpts, printer);
+  auto invocation = std::make_shared<clang::CompilerInvocation>();
+  if (!clang::CompilerInvocation::CreateFromArgs(*invocation, args, diags))
+    throw Error("clang: bad compiler arguments: " + diagStream.str());
+  auto files = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  files->setCurrentWorkingDirectory("/");
+  files->addFile("/" + argStore.back(), 0, llvm::MemoryBuffer::getMemBufferCopy(source));
+  clang::CompilerInstance ci;
+  ci.setInvocation(invocation);
+  ci.createDiagnostics(printer, false);
+  ci.createFileManager(files);
+  clang::EmitLLVMOnlyAction action(&context);
+  if (!ci.ExecuteAction(action)) throw Error("generated C++ does not compile:\n" + diagStream.str());
+  std::unique_ptr<llvm::Module> module = action.takeModule();
+  if (!module) throw Error("clang produced no module:\n" + diagStream.str());
+  for (const llvm::Function& f : module->functions())
+    if (f.isDeclaration() && !f.isIntrinsic() && !allowedProcessSymbol(f.getName()))
+      throw Error("generated C++ calls '" + f.getName().str() + "', which generated code may not call");
+  return module;
+}
+
+std::string emitObject(llvm::TargetMachine& tm, llvm::Module& m) {
+  m.setDataLayout(tm.createDataLayout());
+  llvm::SmallString<0> out;
+  llvm::raw_svector_ostream os(out);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_ObjectFile)) throw Error("LLVM: the host target cannot emit object files");
+  pm.run(m);
+  return std::string(out.str());
+}
+
+// Links an object into a dylib of its own (kernel names may repeat across modules) and finds the
+// entry points. Addresses: `entry` and `fault` of `result`.
+void linkObject(JitState& st, const std::string& object, CompiledCpuModule& result) {
+  std::string dylibName = "module" + std::to_string(st.modules++);
+  auto dylib = st.jit->createJITDylib(dylibName);
+  if (!dylib) throw Error("LLVM: " + llvm::toString(dylib.takeError()));
+  dylib->addToLinkOrder(st.jit->getMainJITDylib());
+  if (auto err = st.jit->addObjectFile(*dylib, llvm::MemoryBuffer::getMemBufferCopy(object, dylibName)))
+    throw Error("LLVM: cannot add the module: " + llvm::toString(std::move(err)));
+  auto sym = st.jit->lookup(*dylib, "fusebox_main");
+  if (!sym) throw Error("LLVM: fusebox_main not found: " + llvm::toString(sym.takeError()));
+  result.entry = sym->toPtr<void*>();
+  auto fault = st.jit->lookup(*dylib, "fusebox_fault");
+  if (!fault) throw Error("LLVM: fusebox_fault not found: " + llvm::toString(fault.takeError()));
+  result.fault = fault->toPtr<long*>();
+}
+
+}  // namespace
+
 std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& source) {
   JitState& st = state();
   std::lock_guard<std::mutex> lock(st.mutex);
@@ -170,78 +287,35 @@ std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& sou
     return hit;
   }
   auto t0 = std::chrono::steady_clock::now();
-  if (!st.jit) st.jit = makeJit();
-
-  std::string fileName = "fusebox_" + hash + ".cpp";
-  std::string cpu = llvm::sys::getHostCPUName().str();
-  if (cpu == "generic") cpu = "x86-64";  // an unrecognized host: the feature list below carries AVX etc.
-  // No -mreassociate, -freciprocal-math or cross-statement FMA contraction (-ffp-contract=on fuses
-  // only within one C expression, i.e. one loop-IR op): LLVM would rewrite an expression differently
-  // depending on its other uses, so a value recomputed in two kernels could differ in the last bit
-  // and an eq against a saved max no longer hold (the gradient of a tied amin was inf). Sums opt in
-  // per accumulation (kReassociatePragma) so they still vectorize. -w: warnings about generated code
-  // are no use to anyone and were printed as "N warnings generated." on stderr. Line tables only
-  // (-gline-tables-only): the IR and assembly listings link each line to its C++ line
-  // (core/codegen/compiled_listing); debug info does not change the code LLVM makes.
-  std::vector<std::string> argStore = {"-x", "c++", "-std=c++17", "-O3", "-w", "-ffp-contract=on", "-fno-signed-zeros",
-                                       "-debug-info-kind=line-tables-only", "-dwarf-version=5",
-                                       "-fno-rtti", "-triple", llvm::sys::getProcessTriple(),
-                                       "-target-cpu", cpu, "-vectorize-loops", "-vectorize-slp", "-nostdsysteminc",
-                                       "-nobuiltininc", fileName};
-  for (const char* f : kOpaqueLibmCalls) argStore.insert(argStore.end() - 1, std::string("-fno-builtin-") + f);
-  for (const std::string& f : tableLibmSymbols()) argStore.insert(argStore.end() - 1, "-fno-builtin-" + f);
-  llvm::StringMap<bool> features;
-  if (llvm::sys::getHostCPUFeatures(features))
-    for (auto& f : features)
-      if (f.second) argStore.insert(argStore.end() - 1, {"-target-feature", "+" + f.first().str()});
-  std::vector<const char*> args;
-  for (const std::string& a : argStore) args.push_back(a.c_str());
-
-  std::string diagText;
-  llvm::raw_string_ostream diagStream(diagText);
-  auto diagOpts = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
-  auto* printer = new clang::TextDiagnosticPrinter(diagStream, diagOpts.get());
-  clang::DiagnosticsEngine diags(llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(), diagOpts, printer);
-  auto invocation = std::make_shared<clang::CompilerInvocation>();
-  if (!clang::CompilerInvocation::CreateFromArgs(*invocation, args, diags))
-    throw Error("clang: bad compiler arguments: " + diagStream.str());
-  // The compiler sees a file system holding the generated source and nothing else: no #include
-  // can read a file, and diagnostics can only quote the generated source.
-  auto files = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-  files->setCurrentWorkingDirectory("/");
-  files->addFile("/" + fileName, 0, llvm::MemoryBuffer::getMemBufferCopy(source));
-  clang::CompilerInstance ci;
-  ci.setInvocation(invocation);
-  ci.createDiagnostics(printer, false);
-  ci.createFileManager(files);
-  auto context = std::make_unique<llvm::LLVMContext>();
-  clang::EmitLLVMOnlyAction action(context.get());
-  if (!ci.ExecuteAction(action)) throw Error("generated C++ does not compile:\n" + diagStream.str());
-  std::unique_ptr<llvm::Module> module = action.takeModule();
-  if (!module) throw Error("clang produced no module:\n" + diagStream.str());
-  for (const llvm::Function& f : module->functions())
-    if (f.isDeclaration() && !f.isIntrinsic() && !allowedProcessSymbol(f.getName()))
-      throw Error("generated C++ calls '" + f.getName().str() + "', which generated code may not call");
+  if (!st.jit) {
+    st.jit = makeJit();
+    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb) throw Error("LLVM: cannot detect the host target: " + llvm::toString(jtmb.takeError()));
+    jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+    auto tm = jtmb->createTargetMachine();
+    if (!tm) throw Error("LLVM: cannot create the host target: " + llvm::toString(tm.takeError()));
+    st.objectEmitter = std::move(*tm);
+  }
+  std::vector<std::string> args = clangArguments("fusebox_" + hash + ".cpp");
+  std::string key = diskKey(args, source);
 
   auto result = std::make_shared<CompiledCpuModule>();
   result->sourceHash = hash;
-  llvm::raw_string_ostream irStream(result->llvmIR);
-  module->print(irStream, nullptr);
   result->lazyAssembly = std::make_shared<CompiledCpuModule::LazyAssembly>();
-
-  // Each module gets its own dylib so that kernel names may repeat across modules.
-  std::string dylibName = "module" + std::to_string(st.modules++);
-  auto dylib = st.jit->createJITDylib(dylibName);
-  if (!dylib) throw Error("LLVM: " + llvm::toString(dylib.takeError()));
-  dylib->addToLinkOrder(st.jit->getMainJITDylib());
-  if (auto err = st.jit->addIRModule(*dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
-    throw Error("LLVM: cannot add the module: " + llvm::toString(std::move(err)));
-  auto sym = st.jit->lookup(*dylib, "fusebox_main");
-  if (!sym) throw Error("LLVM: fusebox_main not found: " + llvm::toString(sym.takeError()));
-  result->entry = sym->toPtr<void*>();
-  auto fault = st.jit->lookup(*dylib, "fusebox_fault");
-  if (!fault) throw Error("LLVM: fusebox_fault not found: " + llvm::toString(fault.takeError()));
-  result->fault = fault->toPtr<long*>();
+  std::optional<CachedObject> cached = st.disk.load(key);
+  if (cached) {
+    result->llvmIR = std::move(cached->llvmIR);
+    result->fromCache = true;
+  } else {
+    llvm::LLVMContext context;
+    std::unique_ptr<llvm::Module> module = compileToIR(source, args, context);
+    llvm::raw_string_ostream irStream(result->llvmIR);
+    module->print(irStream, nullptr);
+    irStream.flush();
+    cached = CachedObject{emitObject(*st.objectEmitter, *module), result->llvmIR};
+    st.disk.store(key, *cached);
+  }
+  linkObject(st, cached->object, *result);
   result->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   st.cache[hash] = result;
   return result;
