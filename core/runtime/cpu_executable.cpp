@@ -1,6 +1,7 @@
 #include "core/runtime/cpu_executable.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -34,6 +35,15 @@ Tensor fromStorage(const Buffer& b, const void* src) {
 
 }  // namespace
 
+// Below this many bytes moved, a fused kernel runs on the calling thread (FUSEBOX_SERIAL_BYTES overrides).
+static int64_t serialBytes() {
+  static const int64_t bytes = [] {
+    const char* e = std::getenv("FUSEBOX_SERIAL_BYTES");
+    return e ? std::atoll(e) : int64_t{256} << 10;
+  }();
+  return bytes;
+}
+
 struct CpuExecutable::Impl {
   const LoopProgram& program;
   const CppModule& module;
@@ -43,12 +53,16 @@ struct CpuExecutable::Impl {
   std::vector<void*> table;                         // buffers in module.bufferOrder, then scratch
   std::map<std::string, size_t> slot;
   std::vector<KernelProfile>* profile = nullptr;
+  std::vector<bool> onCallingThread;  // per kernel id: too little work to pay for waking the workers
   RuntimeAbi abi{};
 
   static void launch(void* ctx, int kernel, void (*fn)(long, long, void*), long rows, void* data) {
     Impl& self = *static_cast<Impl*>(ctx);
     auto t0 = std::chrono::steady_clock::now();
-    self.pool.parallelFor(rows, [&](int64_t b, int64_t e) { fn(b, e, data); });
+    if (self.onCallingThread[kernel])
+      fn(0, rows, data);
+    else
+      self.pool.parallelFor(rows, [&](int64_t b, int64_t e) { fn(b, e, data); });
     KernelProfile& p = (*self.profile)[kernel];
     if (p.lastStartMs < 0) p.lastStartMs = std::chrono::duration<double, std::milli>(t0.time_since_epoch()).count();
     p.totalMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -92,7 +106,14 @@ CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedul
       m.table.push_back(nullptr);
     }
   }
-  for (const Kernel& k : schedule.kernels) profile_.push_back({k.name, 0, 0, k.bytesRead + k.bytesWritten});
+  for (const Kernel& k : schedule.kernels) {
+    profile_.push_back({k.name, 0, 0, k.bytesRead + k.bytesWritten});
+    // Waking a worker and waiting for it costs ~10-30 us (passive waiting); a fused kernel moving
+    // under kSerialBytes finishes sooner than that on one core. Externs (GEMM, convolution) do
+    // more work per byte and keep the pool.
+    if (static_cast<size_t>(k.id) >= m.onCallingThread.size()) m.onCallingThread.resize(k.id + 1, false);
+    m.onCallingThread[k.id] = !k.isExtern && k.bytesRead + k.bytesWritten < serialBytes();
+  }
 #ifdef FUSEBOX_HAS_OPENBLAS
   openblas_set_num_threads(static_cast<int>(pool.size()));  // matmul externs use the same thread budget
 #endif
