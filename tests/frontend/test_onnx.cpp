@@ -429,11 +429,19 @@ TEST(OnnxLoader, OnlyWeightsAreTrainable) {
   init("shift", {1}, 2.0f);
   init("lo", {}, 0.0f);  // ReLU6's bounds, as the dynamo exporter lifts them
   init("hi", {}, 6.0f);
+  init("val_41", {}, 2.0f);         // the dynamo exporter's lifted scalars: Pow's exponent, an epsilon
+  init("onnx::Add_7", {}, 1e-6f);   // and the TorchScript exporter's
+  init("logit_scale", {}, 2.5f);    // a real 0-d parameter keeps its module's name
+  init("val_46", {3}, 0.5f);        // a weight the dynamo exporter renamed (a folded transpose)
   auto node = [&](const char* op, std::vector<std::string> ins, const std::string& out) { return addNode(g, op, ins, out); };
   node("BatchNormalization", {"x", "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"}, "b");
   node("Neg", {"shift"}, "minus_shift");  // folded at import: a constant, not a weight
   node("Add", {"b", "minus_shift"}, "s");
-  node("Clip", {"s", "lo", "hi"}, "y");
+  node("Clip", {"s", "lo", "hi"}, "c");
+  node("Pow", {"c", "val_41"}, "p");
+  node("Add", {"p", "onnx::Add_7"}, "e");
+  node("Mul", {"e", "logit_scale"}, "l");
+  node("Add", {"l", "val_46"}, "y");
   g->add_output()->set_name("y");
   std::string path = tempFile("trainable.onnx", m.SerializeAsString());
   OnnxModel loaded = loadOnnx(path);
@@ -445,7 +453,10 @@ TEST(OnnxLoader, OnlyWeightsAreTrainable) {
   EXPECT_FALSE(trainable.at("bn.running_mean"));
   EXPECT_FALSE(trainable.at("bn.running_var"));
   EXPECT_FALSE(trainable.at("minus_shift"));
-  for (const char* bound : {"lo", "hi"})
+  EXPECT_TRUE(trainable.at("logit_scale"));
+  EXPECT_TRUE(trainable.at("val_46"));
+  ASSERT_TRUE(trainable.count("onnx::Add_7"));  // a run-time operand, but not a weight
+  for (const char* bound : {"lo", "hi", "val_41", "onnx::Add_7"})
     if (trainable.count(bound)) EXPECT_FALSE(trainable.at(bound)) << bound;
   fs::remove(path);
 }

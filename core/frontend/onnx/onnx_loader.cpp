@@ -225,6 +225,17 @@ void nameParamsByModule(onnx::GraphProto& g) {
 
 OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind) {
   onnx::ModelProto m = parseModelProto(path);
+  // Scalars the exporters lifted into initializers (the dynamo exporter's val_N: an epsilon, Pow's
+  // exponent 2, a mask's fill value; the TorchScript exporter's onnx::*) are constants, not weights:
+  // training them gave each a noise gradient. A real 0-d parameter (CLIP's logit_scale) keeps the
+  // name its module gave it. Decided on the exporter's names, before nameParamsByModule renames.
+  std::vector<bool> liftedScalar;
+  for (const auto& init : m.graph().initializer()) {
+    const std::string& n = init.name();
+    bool generated = n.rfind("onnx::", 0) == 0 ||
+                     (n.size() > 4 && n.rfind("val_", 0) == 0 && std::all_of(n.begin() + 4, n.end(), [](char c) { return c >= '0' && c <= '9'; }));
+    liftedScalar.push_back(init.dims_size() == 0 && generated);
+  }
   nameParamsByModule(*m.mutable_graph());
   OnnxModel out;
   for (const auto& imp : m.opset_import())
@@ -232,11 +243,12 @@ OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind) {
   const onnx::GraphProto& g = m.graph();
   out.graph.name = g.name().empty() ? "onnx_model" : g.name();
   OnnxContext cx{out.graph, GraphBuilder(out.graph), {}, {}, out.opset, path};
-  for (const auto& init : g.initializer()) {
+  for (int i = 0; i < g.initializer_size(); ++i) {
+    const onnx::TensorProto& init = g.initializer(i);
     cx.elemTypes[init.name()] = init.data_type();
     Tensor t = onnxTensorOf(init, path + ": initializer");
     try {
-      if (isFloating(t.dtype)) cx.weights.insert(init.name());
+      if (isFloating(t.dtype) && !liftedScalar[i]) cx.weights.insert(init.name());
       cx.keepConstant(init.name(), std::move(t));
     } catch (const LimitError& e) {
       throw LimitError(path + ": initializer: " + e.message());
