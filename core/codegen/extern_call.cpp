@@ -69,6 +69,17 @@ int ExternCall::poolMode() const {
   return window + (prim->gradient ? 10 : 0);
 }
 
+int64_t ExternCall::flops() const {
+  double f = 0;  // in double: an estimate, never an overflow
+  if (kind == ExternKind::Matmul) {
+    f = 2.0 * batch * n * k * m;
+  } else if (kind == ExternKind::Conv2d || kind == ExternKind::Conv2dInputGrad || kind == ExternKind::Conv2dWeightGrad) {
+    const std::vector<int64_t>& v = fields;  // N C H W O KH KW OH OW groups ...
+    if (v.size() >= 10 && v[9] > 0) f = 2.0 * v[0] * v[4] * v[7] * v[8] * (static_cast<double>(v[1]) / v[9]) * v[5] * v[6];
+  }
+  return f > 9e18 ? int64_t{9000000000000000000} : static_cast<int64_t>(f);
+}
+
 ExternCall describeExtern(const LoopProgram& p, const LoopNode& n) {
   ExternCall c;
   c.prim = &externPrim(n.externOp);

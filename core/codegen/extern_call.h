@@ -24,6 +24,9 @@ struct ExternCall {
   std::vector<int64_t> fields;
   // Pool: the preludes' FbPool mode code, 0 max, 1 avg, 2 adaptive avg, +10 for the gradient.
   int poolMode() const;
+  // Multiply-adds x 2 for GEMMs and convolutions (their gradients too); 0 for the others, whose
+  // work is in proportion to their bytes.
+  int64_t flops() const;
   int64_t rows = 0;    // the independent output units a parallel loop covers (CPU)
   int64_t elements = 0;  // output elements (GPU: one thread each)
 };

@@ -2,6 +2,8 @@
 // explicit), normalizations, convolution and pooling (extern prims), embedding and the losses.
 #include "core/decompose/decomposer.h"
 
+#include <algorithm>
+
 #include "core/ops/extern_prims.h"
 
 namespace fusebox {
@@ -12,6 +14,14 @@ ValueId Decomp::matmul(ValueId x, ValueId y) {
   if (xVec) x = reshape(x, Shape{Dim(1), xs[0]}), xs = shape(x);
   if (yVec) y = reshape(y, Shape{ys[0], Dim(1)}), ys = shape(y);
   Shape batch = broadcastShapes(Shape(xs.begin(), xs.end() - 2), Shape(ys.begin(), ys.end() - 2), "matmul");
+  // A weight shared by every batch ([B, T, K] @ [K, N], a linear layer as ONNX MatMul): one GEMM
+  // over the flattened rows, not a batched matmul that copies the weight per batch.
+  bool sharedY = xs.size() > 2 && std::all_of(ys.begin(), ys.end() - 2, [](const Dim& d) { return d == Dim(1); });
+  if (sharedY) {
+    ValueId rows = reshape(x, Shape{numel(Shape(xs.begin(), xs.end() - 1)), xs.back()});
+    ValueId r = matmulPrim(rows, ys.size() == 2 ? y : reshape(y, Shape{ys[ys.size() - 2], ys.back()}));
+    return reshape(r, outType_.shape);
+  }
   auto full = [&](ValueId v, const Shape& s) {
     Shape target = batch;
     target.push_back(s[s.size() - 2]);

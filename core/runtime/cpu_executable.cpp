@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 
+#include "core/codegen/extern_call.h"
 #include "core/ir/checked_math.h"
 #include "core/ir/element_storage.h"
 #include "core/ir/error.h"
@@ -35,13 +36,22 @@ Tensor fromStorage(const Buffer& b, const void* src) {
 
 }  // namespace
 
-// Below this many bytes moved, a fused kernel runs on the calling thread (FUSEBOX_SERIAL_BYTES overrides).
-static int64_t serialBytes() {
-  static const int64_t bytes = [] {
-    const char* e = std::getenv("FUSEBOX_SERIAL_BYTES");
-    return e ? std::atoll(e) : int64_t{256} << 10;
-  }();
-  return bytes;
+// Waking a worker and waiting for it costs ~10-30 us a launch (passive waiting), and a convolution
+// launches three times; a kernel that gains less than that from a second core runs on the calling
+// thread: a fused kernel moving under 256 KiB, or a GEMM or convolution under 16 MFLOP (their bytes
+// say little of their work; of 1, 4, 16 and 64 MFLOP, 16 ran the corpus CNNs fastest on 2 cores).
+// FUSEBOX_SERIAL_BYTES and FUSEBOX_SERIAL_FLOPS override (0: always share).
+static int64_t fromEnvironment(const char* name, int64_t fallback) {
+  const char* e = std::getenv(name);
+  return e ? std::atoll(e) : fallback;
+}
+
+static bool tooSmallToShare(const LoopProgram& program, const Kernel& k) {
+  static const int64_t maxBytes = fromEnvironment("FUSEBOX_SERIAL_BYTES", int64_t{256} << 10);
+  static const int64_t maxFlops = fromEnvironment("FUSEBOX_SERIAL_FLOPS", int64_t{16} << 20);
+  if (k.bytesRead + k.bytesWritten >= maxBytes) return false;
+  if (!k.isExtern) return true;
+  return describeExtern(program, program.nodes[k.items[0].node]).flops() < maxFlops;
 }
 
 struct CpuExecutable::Impl {
@@ -108,14 +118,11 @@ CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedul
   }
   for (const Kernel& k : schedule.kernels) {
     profile_.push_back({k.name, 0, 0, k.bytesRead + k.bytesWritten});
-    // Waking a worker and waiting for it costs ~10-30 us (passive waiting); a fused kernel moving
-    // under kSerialBytes finishes sooner than that on one core. Externs (GEMM, convolution) do
-    // more work per byte and keep the pool.
     if (static_cast<size_t>(k.id) >= m.onCallingThread.size()) m.onCallingThread.resize(k.id + 1, false);
-    m.onCallingThread[k.id] = !k.isExtern && k.bytesRead + k.bytesWritten < serialBytes();
+    m.onCallingThread[k.id] = tooSmallToShare(program, k);
   }
 #ifdef FUSEBOX_HAS_OPENBLAS
-  openblas_set_num_threads(static_cast<int>(pool.size()));  // matmul externs use the same thread budget
+  openblas_set_num_threads(1);  // GEMM externs split their work over the pool (fb_gemm in the prelude)
 #endif
   m.profile = &profile_;
   m.abi = RuntimeAbi{&m, &Impl::launch};

@@ -197,16 +197,33 @@ static void fb_transpose_rows(fb_i64 begin, fb_i64 end, void* data) {
 #if FB_HAVE_CBLAS
 extern "C" void cblas_sgemm(int order, int transA, int transB, int M, int N, int K, float alpha, const float* A, int lda,
                             const float* B, int ldb, float beta, float* C, int ldc);
-static void fb_sgemm_all(fb_i64, fb_i64, void* data) {  // one call; OpenBLAS runs its own threads
-  const FbMatmul& p = *(const FbMatmul*)data;
-  cblas_sgemm(101, p.transA ? 112 : 111, p.transB ? 112 : 111, (int)p.n, (int)p.m, (int)p.k, 1.0f, p.A,
-              (int)(p.transA ? p.n : p.k), p.B, (int)(p.transB ? p.k : p.m), 0.0f, p.C, (int)p.m);
+// C (M x N, row-major, leading dim ldc) = op(A) @ op(B), split over the pool by blocks of rows of C
+// (or of columns, when N > M); each range of blocks is one single-threaded sgemm (OpenBLAS runs
+// with one thread: the pool is the only one waking threads, and it waits passively).
+struct FbGemm { int ta, tb; fb_i64 M, N, K; const float* A; fb_i64 lda; const float* B; fb_i64 ldb; float* C; fb_i64 ldc; };
+static const fb_i64 kFbGemmBlock = 64;
+static void fb_gemm_blocks(fb_i64 begin, fb_i64 end, void* data) {
+  const FbGemm& g = *(const FbGemm*)data;
+  bool byRows = g.M >= g.N;
+  fb_i64 lo = begin * kFbGemmBlock, hi = end * kFbGemmBlock, dim = byRows ? g.M : g.N;
+  if (hi > dim) hi = dim;
+  if (hi <= lo) return;
+  const float* A = g.A; const float* B = g.B; float* C = g.C;
+  fb_i64 M = g.M, N = g.N;
+  if (byRows) { A += g.ta ? lo : lo * g.lda; C += lo * g.ldc; M = hi - lo; }
+  else { B += g.tb ? lo * g.ldb : lo; C += lo; N = hi - lo; }
+  cblas_sgemm(101, g.ta ? 112 : 111, g.tb ? 112 : 111, (int)M, (int)N, (int)g.K, 1.0f, A, (int)g.lda, B, (int)g.ldb, 0.0f, C,
+              (int)g.ldc);
+}
+static void fb_gemm(const FuseboxRuntime* rt, int kernel, FbGemm g) {
+  fb_i64 dim = g.M >= g.N ? g.M : g.N;
+  rt->launch(rt->ctx, kernel, fb_gemm_blocks, (dim + kFbGemmBlock - 1) / kFbGemmBlock, &g);
 }
 #endif
 static void fb_matmul(const FuseboxRuntime* rt, int kernel, FbMatmul p, float* scratch) {
 #if FB_HAVE_CBLAS
-  if (p.batch == 1) {  // large single matmuls: OpenBLAS (bench/matmul.sh: about 3x the blocked kernel)
-    rt->launch(rt->ctx, kernel, fb_sgemm_all, 1, &p);
+  if (p.batch == 1) {  // single matmuls: OpenBLAS (bench/matmul.sh: about 3x the blocked kernel)
+    fb_gemm(rt, kernel, FbGemm{p.transA, p.transB, p.n, p.m, p.k, p.A, p.transA ? p.n : p.k, p.B, p.transB ? p.k : p.m, p.C, p.m});
     return;
   }
 #endif
@@ -373,12 +390,6 @@ static void fb_relayout_rows(fb_i64 begin, fb_i64 end, void* data) {
         else r.dst[o * r.N * r.P + n * r.P + p] = r.src[(n * r.O + o) * r.P + p];
       }
 }
-struct FbGemm { int ta, tb; fb_i64 M, N, K; const float* A; fb_i64 lda; const float* B; fb_i64 ldb; float* C; };
-static void fb_gemm_once(fb_i64, fb_i64, void* data) {
-  const FbGemm& g = *(const FbGemm*)data;
-  cblas_sgemm(101, g.ta ? 112 : 111, g.tb ? 112 : 111, (int)g.M, (int)g.N, (int)g.K, 1.0f, g.A, (int)g.lda, g.B, (int)g.ldb,
-              0.0f, g.C, (int)g.N);
-}
 // mode 0: y = conv(x, w); 1: dx from (gy in c.x, w); 2: dw from (x, gy in c.w).
 static void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int mode, float* scratch) {
   fb_i64 P = c.OH * c.OW, NP = c.N * P, CKK = c.C * c.KH * c.KW;
@@ -387,15 +398,13 @@ static void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int mod
   if (mode == 0) {
     FbIm2col a{&c, col, 0};
     rt->launch(rt->ctx, kernel, fb_im2col_rows, CKK, &a);
-    FbGemm g{0, 0, c.O, NP, CKK, c.w, CKK, col, NP, lay};
-    rt->launch(rt->ctx, kernel, fb_gemm_once, 1, &g);
+    fb_gemm(rt, kernel, FbGemm{0, 0, c.O, NP, CKK, c.w, CKK, col, NP, lay, NP});
     FbRelayout r{lay, c.y, c.N, c.O, P, 1};
     rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
   } else if (mode == 1) {
     FbRelayout r{c.x, lay, c.N, c.O, P, 0};  // gy -> [O, N*P]
     rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
-    FbGemm g{1, 0, CKK, NP, c.O, c.w, CKK, lay, NP, col};  // dcol = W^T @ gy'
-    rt->launch(rt->ctx, kernel, fb_gemm_once, 1, &g);
+    fb_gemm(rt, kernel, FbGemm{1, 0, CKK, NP, c.O, c.w, CKK, lay, NP, col, NP});  // dcol = W^T @ gy'
     FbIm2col a{&c, col, c.y};
     rt->launch(rt->ctx, kernel, fb_col2im_rows, c.N * c.C, &a);
   } else {
@@ -403,8 +412,7 @@ static void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int mod
     rt->launch(rt->ctx, kernel, fb_im2col_rows, CKK, &a);
     FbRelayout r{c.w, lay, c.N, c.O, P, 0};  // gy -> [O, N*P]
     rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
-    FbGemm g{0, 1, c.O, CKK, NP, lay, NP, col, NP, c.y};  // dW = gy' @ col^T
-    rt->launch(rt->ctx, kernel, fb_gemm_once, 1, &g);
+    fb_gemm(rt, kernel, FbGemm{0, 1, c.O, CKK, NP, lay, NP, col, NP, c.y, CKK});  // dW = gy' @ col^T
   }
 }
 #endif
@@ -415,11 +423,43 @@ struct FbPool {
   fb_i64 planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw;
   int mode;  // 0 max, 1 avg (count_include_pad), 2 adaptive avg; +10: gradient
 };
+// Max and average pooling forward, a row of outputs at a time: each tap updates the whole row over
+// its in-bounds columns (fb_valid_cols), so the inner loop has no bounds checks and vectorizes.
+// Same order of taps (and so the same sums and the same NaN handling) as the per-element loop.
+static void fb_pool_forward_plane(const FbPool& p, fb_i64 pl) {
+  bool mx = p.mode == 0;
+  float count = (float)(p.kh * p.kw);
+  const float* x = p.x + pl * p.H * p.W;
+  for (fb_i64 oh = 0; oh < p.OH; ++oh) {
+    float* __restrict o = p.y + (pl * p.OH + oh) * p.OW;
+    for (fb_i64 ow = 0; ow < p.OW; ++ow) o[ow] = mx ? -__builtin_inff() : 0.0f;
+    for (fb_i64 kh = 0; kh < p.kh; ++kh) {
+      fb_i64 ih = oh * p.sh - p.ph + kh;
+      if (ih < 0 || ih >= p.H) continue;
+      for (fb_i64 kw = 0; kw < p.kw; ++kw) {
+        fb_i64 lo, hi;
+        fb_valid_cols(kw, p.W, p.OW, p.sw, p.pw, 1, lo, hi);
+        const float* __restrict xr = x + ih * p.W + kw - p.pw;
+        if (mx) {
+          for (fb_i64 ow = lo; ow < hi; ++ow) o[ow] = fb_max(xr[ow * p.sw], o[ow]);
+        } else {
+          for (fb_i64 ow = lo; ow < hi; ++ow) o[ow] += xr[ow * p.sw];
+        }
+      }
+    }
+    if (!mx)
+      for (fb_i64 ow = 0; ow < p.OW; ++ow) o[ow] = o[ow] / count;
+  }
+}
 static void fb_pool_rows(fb_i64 begin, fb_i64 end, void* data) {
   const FbPool& p = *(const FbPool*)data;
   int mode = p.mode % 10;
   bool grad = p.mode >= 10;
   for (fb_i64 pl = begin; pl < end; ++pl) {
+    if (!grad && mode != 2) {
+      fb_pool_forward_plane(p, pl);
+      continue;
+    }
     const float* x = p.x ? p.x + pl * p.H * p.W : 0;
     if (grad) {
       float* dx = p.y + pl * p.H * p.W;
