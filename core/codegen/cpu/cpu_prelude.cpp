@@ -395,10 +395,22 @@ static void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int mod
   fb_i64 P = c.OH * c.OW, NP = c.N * P, CKK = c.C * c.KH * c.KW;
   float* col = scratch;
   float* lay = scratch + CKK * NP;  // [O, N*P]
+  // A 1x1 convolution of stride 1 without padding: each image x[n] is already its own column
+  // matrix [C, P], and y[n] = W @ x[n] (dx[n] = W^T @ gy[n]) needs neither im2col nor a re-layout.
+  bool pointwise = c.KH == 1 && c.KW == 1 && c.sh == 1 && c.sw == 1 && c.ph == 0 && c.pw == 0 && c.OH == c.H && c.OW == c.W;
+  if (pointwise && mode != 2) {
+    for (fb_i64 n = 0; n < c.N; ++n) {
+      if (mode == 0) fb_gemm(rt, kernel, FbGemm{0, 0, c.O, P, c.C, c.w, c.C, c.x + n * c.C * P, P, c.y + n * c.O * P, P});
+      else fb_gemm(rt, kernel, FbGemm{1, 0, c.C, P, c.O, c.w, c.C, c.x + n * c.O * P, P, c.y + n * c.C * P, P});
+    }
+    return;
+  }
+  if (mode == 0 && c.N == 1) lay = c.y;  // one image: [O, N*P] is y's own layout
   if (mode == 0) {
     FbIm2col a{&c, col, 0};
     rt->launch(rt->ctx, kernel, fb_im2col_rows, CKK, &a);
     fb_gemm(rt, kernel, FbGemm{0, 0, c.O, NP, CKK, c.w, CKK, col, NP, lay, NP});
+    if (lay == c.y) return;
     FbRelayout r{lay, c.y, c.N, c.O, P, 1};
     rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
   } else if (mode == 1) {
