@@ -63,7 +63,7 @@ struct CpuExecutable::Impl {
   std::vector<void*> table;                         // buffers in module.bufferOrder, then scratch
   std::map<std::string, size_t> slot;
   std::vector<KernelProfile>* profile = nullptr;
-  std::vector<bool> onCallingThread;  // per kernel id: too little work to pay for waking the workers
+  std::vector<bool> onCallingThread;  // per kernel, as profile: too little work to pay for waking the workers
   RuntimeAbi abi{};
 
   static void launch(void* ctx, int kernel, void (*fn)(long, long, void*), long rows, void* data) {
@@ -118,8 +118,7 @@ CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedul
   }
   for (const Kernel& k : schedule.kernels) {
     profile_.push_back({k.name, 0, 0, k.bytesRead + k.bytesWritten});
-    if (static_cast<size_t>(k.id) >= m.onCallingThread.size()) m.onCallingThread.resize(k.id + 1, false);
-    m.onCallingThread[k.id] = tooSmallToShare(program, k);
+    m.onCallingThread.push_back(tooSmallToShare(program, k));
   }
 #ifdef FUSEBOX_HAS_OPENBLAS
   openblas_set_num_threads(1);  // GEMM externs split their work over the pool (fb_gemm in the prelude)

@@ -87,14 +87,24 @@ bool allowedProcessSymbol(llvm::StringRef name) {
   return allowed.count(name.str()) > 0;
 }
 
-std::unique_ptr<llvm::orc::LLJIT> makeJit() {
+std::string hostCpu() {
+  std::string cpu = llvm::sys::getHostCPUName().str();
+  return cpu == "generic" ? "x86-64" : cpu;  // an unrecognized host: the feature list carries AVX etc.
+}
+
+// The host target at -O3: the JIT's, and the one that emits the objects it links (and caches).
+llvm::orc::JITTargetMachineBuilder hostTarget() {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::InitializeNativeTargetAsmParser();
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb) throw Error("LLVM: cannot detect the host target: " + llvm::toString(jtmb.takeError()));
   jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
-  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
+  return std::move(*jtmb);
+}
+
+std::unique_ptr<llvm::orc::LLJIT> makeJit() {
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(hostTarget()).create();
   if (!jit) throw Error("LLVM: cannot create the JIT: " + llvm::toString(jit.takeError()));
   auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
       (*jit)->getDataLayout().getGlobalPrefix(), [](const llvm::orc::SymbolStringPtr& s) { return allowedProcessSymbol(*s); });
@@ -120,9 +130,7 @@ std::string emitAssembly(const llvm::Module& m, int ownLinesFrom) {
   std::string featureStr;
   if (llvm::sys::getHostCPUFeatures(features))
     for (auto& f : features) featureStr += (featureStr.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
-  std::string cpu = llvm::sys::getHostCPUName().str();
-  if (cpu == "generic") cpu = "x86-64";
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(triple, cpu, featureStr, {},
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(triple, hostCpu(), featureStr, {},
                                                                       llvm::Reloc::PIC_, std::nullopt,
                                                                       llvm::CodeGenOpt::Aggressive));
   std::unique_ptr<llvm::Module> clone = llvm::CloneModule(m);
@@ -168,11 +176,6 @@ std::string CompiledCpuModule::assembly(int ownLinesFrom) const {
 }
 
 namespace {
-
-std::string hostCpu() {
-  std::string cpu = llvm::sys::getHostCPUName().str();
-  return cpu == "generic" ? "x86-64" : cpu;  // an unrecognized host: the feature list carries AVX etc.
-}
 
 // The clang arguments for a generated source (its in-memory file name last).
 std::vector<std::string> clangArguments(const std::string& fileName) {
@@ -289,10 +292,7 @@ std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& sou
   auto t0 = std::chrono::steady_clock::now();
   if (!st.jit) {
     st.jit = makeJit();
-    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!jtmb) throw Error("LLVM: cannot detect the host target: " + llvm::toString(jtmb.takeError()));
-    jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
-    auto tm = jtmb->createTargetMachine();
+    auto tm = hostTarget().createTargetMachine();
     if (!tm) throw Error("LLVM: cannot create the host target: " + llvm::toString(tm.takeError()));
     st.objectEmitter = std::move(*tm);
   }
