@@ -146,9 +146,13 @@ def write_case(folder, model_path, inputs, output):
         f.write(numpy_helper.from_array(output.detach().numpy(), out_name).SerializeToString())
 
 
-def export_all(out, sources, only=None):
-    """Exports every model of `sources` ((source, make) pairs; make() -> {name: (build, make_inputs)}) with both
-    exporters into `out`, one line each, and writes out/MANIFEST.tsv. `only`: names to keep (all when None)."""
+EXPORTERS = (("ts", 17), ("dynamo", 18))
+
+
+def export_all(out, sources, only=None, exporters=EXPORTERS):
+    """Exports every model of `sources` ((source, make) pairs; make() -> {name: (build, make_inputs)}) with the
+    `exporters` ((name, opset) pairs; both by default) into `out`, one line each, and writes out/MANIFEST.tsv.
+    `only`: names to keep (all when None)."""
     os.makedirs(out, exist_ok=True)
     manifest = []
     groups = {}
@@ -173,11 +177,13 @@ def export_all(out, sources, only=None):
                 print(f"{name}: cannot build: {type(e).__name__}: {str(e)[:200]}")
                 manifest.append((name, source, "-", "build failed", str(e)[:200].replace("\t", " ").replace("\n", " ")))
                 continue
-            for exporter, opset in (("ts", 17), ("dynamo", 18)):
+            for exporter, opset in exporters:
                 folder = os.path.join(out, f"test_{name}_{exporter}")
                 tmp = os.path.join(out, f".{name}_{exporter}.onnx")
                 try:
                     kw = dict(dynamo=True, external_data=False) if exporter == "dynamo" else dict(dynamo=False)
+                    if int(torch.__version__.split(".")[0]) < 2:
+                        kw = {}  # torch 1.x (Debian's): the TorchScript exporter is the only one, without the keyword
                     torch.onnx.export(m, inputs, tmp, opset_version=opset, input_names=[f"input_{i}" for i in range(len(inputs))],
                                       output_names=["output"], **kw)
                     write_case(folder, tmp, inputs, y)

@@ -244,6 +244,49 @@ bool prefersColumnLoop(const LoopProgram& p, const Kernel& k, int64_t M, int64_t
   return contiguousInM;
 }
 
+namespace {
+
+// Whether `e` is free of k inside a division or modulo (k appears in plain terms only).
+bool affineInK(const IndexExpr& e) {
+  for (const IndexTerm& t : e.terms())
+    for (const IndexAtom& a : t.atoms)
+      if (a.kind != IndexAtom::Kind::Var) {
+        std::vector<std::string> v = a.arg->variables();
+        if (std::find(v.begin(), v.end(), "k") != v.end()) return false;
+      }
+  return true;
+}
+
+}  // namespace
+
+int64_t pointwiseInnerExtent(const LoopProgram& p, const Kernel& k, int64_t cap) {
+  const LoopNode& first = p.nodes[k.items[0].node];
+  if (first.vars.empty()) return 1;
+  int64_t innermost = first.vars.back().size;
+  std::vector<int64_t> suffixes;  // widest first, the innermost dim alone excluded
+  int64_t prod = innermost;
+  for (size_t i = first.vars.size() - 1; i-- > 0;) {
+    prod *= first.vars[i].size;
+    if (prod > cap) break;
+    suffixes.insert(suffixes.begin(), prod);
+  }
+  for (int64_t K : suffixes) {
+    if (K <= innermost || k.M % K != 0) continue;
+    bool affine = true;
+    for (const KernelItem& it : k.items) {
+      const LoopNode& n = p.nodes[it.node];
+      auto vars = kernelVarMap(n, false, k.M / K, K);
+      std::vector<std::pair<std::string, IndexExpr>> loads;
+      n.body->collectLoads(loads);
+      loads.push_back({n.output, storeIndexOf(n)});
+      for (auto& [b, ix] : loads) affine = affine && affineInK(ix.substitute(vars));
+      if (!affine) break;
+    }
+    if (affine) return K;
+  }
+  return innermost > 1 && k.M % innermost == 0 ? innermost : 1;
+}
+
 std::map<int, std::string> indexCheckSites(const LoopProgram& p, const std::function<std::string(NodeId)>& describeTraced) {
   std::map<int, std::string> sites;
   for (const LoopNode& n : p.nodes)

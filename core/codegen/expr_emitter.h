@@ -81,6 +81,11 @@ std::string reduceCombine(const LoopNode& n, const std::string& acc, const std::
 // rows) walk memory with a large stride along k; advancing consecutive rows m together makes the
 // innermost accesses contiguous (a vectorized loop on the CPU, coalesced threads on the GPU).
 bool prefersColumnLoop(const LoopProgram& p, const Kernel& k, int64_t M, int64_t K);
+// The inner extent K of a kernel of pointwise nodes only, tiled as M/K rows of K contiguous
+// elements: the widest product of trailing dims (up to `cap` elements) at which every load and
+// store is k plus a term of m, with no division or modulo of k, so the inner loop is long and
+// vectorizes (a per-channel operand becomes invariant in k); else the innermost dim, as before.
+int64_t pointwiseInnerExtent(const LoopProgram& p, const Kernel& k, int64_t cap);
 // "n3 buf3 [ln] from layer_norm @m.fbx:6:9": how generated code comments and run-time errors
 // name a loop-IR node. Raw model text: pass it through commentText before it enters source.
 std::string describeLoopNode(const LoopNode& n, const std::function<std::string(NodeId)>& describeTraced);

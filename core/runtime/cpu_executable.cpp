@@ -24,6 +24,7 @@ namespace {
 struct RuntimeAbi {
   void* ctx;
   void (*launch)(void* ctx, int kernel, void (*fn)(long, long, void*), long rows, void* data);
+  long (*threads)(void* ctx, int kernel);
 };
 
 void toStorage(const Tensor& t, void* dst) { encodeElements(t.data, t.dtype, dst); }
@@ -78,6 +79,10 @@ struct CpuExecutable::Impl {
     p.totalMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     ++p.calls;
   }
+  static long threads(void* ctx, int kernel) {
+    Impl& self = *static_cast<Impl*>(ctx);
+    return self.onCallingThread[kernel] ? 1 : static_cast<long>(self.pool.size());
+  }
 };
 
 CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedule, const CppModule& module,
@@ -124,7 +129,7 @@ CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedul
   openblas_set_num_threads(1);  // GEMM externs split their work over the pool (fb_gemm in the prelude)
 #endif
   m.profile = &profile_;
-  m.abi = RuntimeAbi{&m, &Impl::launch};
+  m.abi = RuntimeAbi{&m, &Impl::launch, &Impl::threads};
 }
 
 CpuExecutable::~CpuExecutable() = default;

@@ -17,6 +17,10 @@ namespace fusebox {
 
 namespace {
 
+// A pointwise kernel's rows are at most this many elements: long enough to vectorize, and a model
+// of any size still has rows for every thread.
+constexpr int64_t kPointwiseRowCap = 4096;
+
 class ModuleWriter {
 public:
   ModuleWriter(const LoopProgram& p, const Schedule& s, const std::function<std::string(NodeId)>& describe)
@@ -79,10 +83,9 @@ private:
     bool pureFull = K == 1 && std::none_of(k.items.begin(), k.items.end(), [&](const KernelItem& i) {
       return i.row || p_.nodes[i.node].kind == LoopNode::Kind::Reduction;
     });
-    if (pureFull) {  // pointwise kernels: tile the flat range by the innermost dim so k is contiguous
-      const LoopNode& first = p_.nodes[k.items[0].node];
-      int64_t inner = first.vars.empty() ? 1 : first.vars.back().size;
-      if (inner > 1 && M % inner == 0) K = inner, M /= inner;
+    if (pureFull) {  // pointwise kernels: rows of contiguous elements, as long as the indices allow
+      K = pointwiseInnerExtent(p_, k, kPointwiseRowCap);
+      M /= K;
     }
     gk.rows = M;
     std::ostringstream os;

@@ -138,6 +138,7 @@ static inline fb_i64 fb_check_index(fb_i64 i, fb_i64 n, fb_i64 site) {
 struct FuseboxRuntime {
   void* ctx;
   void (*launch)(void* ctx, int kernel, void (*fn)(fb_i64 begin, fb_i64 end, void* data), fb_i64 rows, void* data);
+  fb_i64 (*threads)(void* ctx, int kernel);  // how many threads a launch of this kernel runs on
 };
 
 // ---- extern: matmul ---------------------------------------------------------
@@ -197,15 +198,16 @@ static void fb_transpose_rows(fb_i64 begin, fb_i64 end, void* data) {
 #if FB_HAVE_CBLAS
 extern "C" void cblas_sgemm(int order, int transA, int transB, int M, int N, int K, float alpha, const float* A, int lda,
                             const float* B, int ldb, float beta, float* C, int ldc);
-// C (M x N, row-major, leading dim ldc) = op(A) @ op(B), split over the pool by blocks of rows of C
-// (or of columns, when N > M); each range of blocks is one single-threaded sgemm (OpenBLAS runs
-// with one thread: the pool is the only one waking threads, and it waits passively).
-struct FbGemm { int ta, tb; fb_i64 M, N, K; const float* A; fb_i64 lda; const float* B; fb_i64 ldb; float* C; fb_i64 ldc; };
-static const fb_i64 kFbGemmBlock = 64;
+// C (M x N, row-major, leading dim ldc) = op(A) @ op(B), split over the pool into one piece of
+// rows of C (or of columns, when N > M) per thread, each a single-threaded sgemm (OpenBLAS runs
+// with one thread: the pool is the only one waking threads, and it waits passively). One call per
+// thread: every call packs its slice of A and all of B again, and small pieces spent a third of
+// the GEMM time packing (resnet18).
+struct FbGemm { int ta, tb; fb_i64 M, N, K; const float* A; fb_i64 lda; const float* B; fb_i64 ldb; float* C; fb_i64 ldc; fb_i64 piece; };
 static void fb_gemm_blocks(fb_i64 begin, fb_i64 end, void* data) {
   const FbGemm& g = *(const FbGemm*)data;
   bool byRows = g.M >= g.N;
-  fb_i64 lo = begin * kFbGemmBlock, hi = end * kFbGemmBlock, dim = byRows ? g.M : g.N;
+  fb_i64 lo = begin * g.piece, hi = end * g.piece, dim = byRows ? g.M : g.N;
   if (hi > dim) hi = dim;
   if (hi <= lo) return;
   const float* A = g.A; const float* B = g.B; float* C = g.C;
@@ -216,14 +218,16 @@ static void fb_gemm_blocks(fb_i64 begin, fb_i64 end, void* data) {
               (int)g.ldc);
 }
 static void fb_gemm(const FuseboxRuntime* rt, int kernel, FbGemm g) {
-  fb_i64 dim = g.M >= g.N ? g.M : g.N;
-  rt->launch(rt->ctx, kernel, fb_gemm_blocks, (dim + kFbGemmBlock - 1) / kFbGemmBlock, &g);
+  fb_i64 dim = g.M >= g.N ? g.M : g.N, threads = rt->threads(rt->ctx, kernel);
+  g.piece = (dim + threads - 1) / threads;
+  g.piece = (g.piece + 15) / 16 * 16;  // whole vector registers of OpenBLAS's micro-kernel
+  rt->launch(rt->ctx, kernel, fb_gemm_blocks, (dim + g.piece - 1) / g.piece, &g);
 }
 #endif
 static void fb_matmul(const FuseboxRuntime* rt, int kernel, FbMatmul p, float* scratch) {
 #if FB_HAVE_CBLAS
   if (p.batch == 1) {  // single matmuls: OpenBLAS (bench/matmul.sh: about 3x the blocked kernel)
-    fb_gemm(rt, kernel, FbGemm{p.transA, p.transB, p.n, p.m, p.k, p.A, p.transA ? p.n : p.k, p.B, p.transB ? p.k : p.m, p.C, p.m});
+    fb_gemm(rt, kernel, FbGemm{p.transA, p.transB, p.n, p.m, p.k, p.A, p.transA ? p.n : p.k, p.B, p.transB ? p.k : p.m, p.C, p.m, 0});
     return;
   }
 #endif
@@ -250,9 +254,71 @@ struct FbConv {
   const float* x; const float* w; float* y;  // roles swap for the gradients, see below
   fb_i64 N, C, H, W, O, KH, KW, OH, OW, groups, sh, sw, ph, pw, dh, dw;
 };
+// Depthwise convolutions (one input channel per group), eight output columns at a time held in a
+// vector register across every tap (a row accumulated in memory tap after tap stalls on its own
+// stores). Each plane is first copied zero-padded and, for a stride s, split into s column phases
+// (padded column col goes to phase col % s), so every tap reads eight contiguous floats with no
+// bounds checks. Taps in the same order as fb_conv_rows, so the same sums.
+typedef float fb_f8 __attribute__((ext_vector_type(8)));
+static const fb_i64 kFbDepthwisePlane = 16384;  // floats of the padded copy, on the stack
+static const fb_i64 kFbDepthwiseTaps = 32;      // widest kernel row
+static fb_i64 fb_depthwise_phase_width(const FbConv& c) {
+  fb_i64 s = c.sw, width = (c.W + 2 * c.pw + s - 1) / s, reach = c.OW + (c.KW - 1) * c.dw / s;
+  return (width > reach ? width : reach) + 8;  // room for the last vector's unused lanes
+}
+// One plane's outputs from its padded copy; KW > 0 fixes the kernel width at compile time (the tap
+// loop unrolled), 0 reads it from c.
+template <int KW>
+static void fb_depthwise_plane(const FbConv& c, const float* padded, const fb_i64* at, fb_i64 pwidth, const float* wo, float* y) {
+  fb_i64 kwidth = KW > 0 ? KW : c.KW;
+  for (fb_i64 oh = 0; oh < c.OH; ++oh) {
+    float* orow = y + oh * c.OW;
+    for (fb_i64 ow = 0; ow < c.OW; ow += 8) {
+      fb_f8 acc = 0.0f;
+      for (fb_i64 kh = 0; kh < c.KH; ++kh) {
+        const float* rp = padded + (oh * c.sh + kh * c.dh) * pwidth + ow;
+        for (fb_i64 kw = 0; kw < kwidth; ++kw) {
+          fb_f8 v;
+          __builtin_memcpy(&v, rp + at[kw], sizeof v);
+          acc += wo[kh * kwidth + kw] * v;
+        }
+      }
+      if (ow + 8 <= c.OW) __builtin_memcpy(orow + ow, &acc, sizeof acc);
+      else for (fb_i64 i = 0; i < c.OW - ow; ++i) orow[ow + i] = acc[i];
+    }
+  }
+}
+static void fb_conv_depthwise_rows(const FbConv& c, fb_i64 begin, fb_i64 end) {
+  fb_i64 opg = c.O / c.groups, s = c.sw, Hp = c.H + 2 * c.ph, pwidth = fb_depthwise_phase_width(c);
+  fb_i64 at[kFbDepthwiseTaps];  // where tap kw of output column 0 reads, from its row's start
+  for (fb_i64 kw = 0; kw < c.KW; ++kw) at[kw] = (kw * c.dw % s) * Hp * pwidth + kw * c.dw / s;
+  float padded[kFbDepthwisePlane];
+  for (fb_i64 i = 0; i < s * Hp * pwidth; ++i) padded[i] = 0.0f;
+  for (fb_i64 no = begin; no < end; ++no) {
+    fb_i64 n = no / c.O, o = no % c.O;
+    const float* xin = c.x + (n * c.C + o / opg) * c.H * c.W;
+    for (fb_i64 q = 0; q < s; ++q) {  // phase q position j holds input column q - pw + j*s; the rest stays 0
+      fb_i64 j0 = c.pw > q ? (c.pw - q + s - 1) / s : 0, j1 = (c.W + c.pw - q + s - 1) / s;
+      for (fb_i64 ih = 0; ih < c.H; ++ih) {
+        float* __restrict dst = padded + (q * Hp + ih + c.ph) * pwidth;
+        const float* __restrict src = xin + ih * c.W + q - c.pw;
+        for (fb_i64 j = j0; j < j1; ++j) dst[j] = src[j * s];
+      }
+    }
+    const float* wo = c.w + o * c.KH * c.KW;
+    float* y = c.y + no * c.OH * c.OW;
+    if (c.KW == 3) fb_depthwise_plane<3>(c, padded, at, pwidth, wo, y);
+    else if (c.KW == 5) fb_depthwise_plane<5>(c, padded, at, pwidth, wo, y);
+    else fb_depthwise_plane<0>(c, padded, at, pwidth, wo, y);
+  }
+}
 static void fb_conv_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (n, o)
   const FbConv& c = *(const FbConv*)data;
   fb_i64 cpg = c.C / c.groups, opg = c.O / c.groups;
+  if (cpg == 1 && c.KW <= kFbDepthwiseTaps && c.sw * (c.H + 2 * c.ph) * fb_depthwise_phase_width(c) <= kFbDepthwisePlane) {
+    fb_conv_depthwise_rows(c, begin, end);
+    return;
+  }
   for (fb_i64 no = begin; no < end; ++no) {
     fb_i64 n = no / c.O, o = no % c.O, g = o / opg;
     float* out = c.y + no * c.OH * c.OW;
@@ -400,8 +466,8 @@ static void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int mod
   bool pointwise = c.KH == 1 && c.KW == 1 && c.sh == 1 && c.sw == 1 && c.ph == 0 && c.pw == 0 && c.OH == c.H && c.OW == c.W;
   if (pointwise && mode != 2) {
     for (fb_i64 n = 0; n < c.N; ++n) {
-      if (mode == 0) fb_gemm(rt, kernel, FbGemm{0, 0, c.O, P, c.C, c.w, c.C, c.x + n * c.C * P, P, c.y + n * c.O * P, P});
-      else fb_gemm(rt, kernel, FbGemm{1, 0, c.C, P, c.O, c.w, c.C, c.x + n * c.O * P, P, c.y + n * c.C * P, P});
+      if (mode == 0) fb_gemm(rt, kernel, FbGemm{0, 0, c.O, P, c.C, c.w, c.C, c.x + n * c.C * P, P, c.y + n * c.O * P, P, 0});
+      else fb_gemm(rt, kernel, FbGemm{1, 0, c.C, P, c.O, c.w, c.C, c.x + n * c.O * P, P, c.y + n * c.C * P, P, 0});
     }
     return;
   }
@@ -409,14 +475,14 @@ static void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int mod
   if (mode == 0) {
     FbIm2col a{&c, col, 0};
     rt->launch(rt->ctx, kernel, fb_im2col_rows, CKK, &a);
-    fb_gemm(rt, kernel, FbGemm{0, 0, c.O, NP, CKK, c.w, CKK, col, NP, lay, NP});
+    fb_gemm(rt, kernel, FbGemm{0, 0, c.O, NP, CKK, c.w, CKK, col, NP, lay, NP, 0});
     if (lay == c.y) return;
     FbRelayout r{lay, c.y, c.N, c.O, P, 1};
     rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
   } else if (mode == 1) {
     FbRelayout r{c.x, lay, c.N, c.O, P, 0};  // gy -> [O, N*P]
     rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
-    fb_gemm(rt, kernel, FbGemm{1, 0, CKK, NP, c.O, c.w, CKK, lay, NP, col, NP});  // dcol = W^T @ gy'
+    fb_gemm(rt, kernel, FbGemm{1, 0, CKK, NP, c.O, c.w, CKK, lay, NP, col, NP, 0});  // dcol = W^T @ gy'
     FbIm2col a{&c, col, c.y};
     rt->launch(rt->ctx, kernel, fb_col2im_rows, c.N * c.C, &a);
   } else {
@@ -424,7 +490,7 @@ static void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int mod
     rt->launch(rt->ctx, kernel, fb_im2col_rows, CKK, &a);
     FbRelayout r{c.w, lay, c.N, c.O, P, 0};  // gy -> [O, N*P]
     rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
-    fb_gemm(rt, kernel, FbGemm{0, 1, c.O, CKK, NP, lay, NP, col, NP, c.y, CKK});  // dW = gy' @ col^T
+    fb_gemm(rt, kernel, FbGemm{0, 1, c.O, CKK, NP, lay, NP, col, NP, c.y, CKK, 0});  // dW = gy' @ col^T
   }
 }
 #endif
