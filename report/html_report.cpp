@@ -138,6 +138,9 @@ std::string stageTable(const std::vector<StageArtifact>& artifacts) {
 
 std::string decisionsTable(const std::vector<StoredDecision>& ds) {
   std::ostringstream os;
+  if (ds.empty())  // a run with fusion off, or a session never scheduled: say so, not an empty table
+    return "<p class=meta>No fusion decisions recorded: with fusion off (--no-fusion) the scheduler pairs nothing and every "
+           "loop-IR node is a kernel of its own; a session that never reached the schedule stage has none either.</p>";
   os << "<table><tr><th>graph</th><th>pair</th><th>kind</th><th>fused</th><th>reason</th><th class=num>score (bytes)</th></tr>";
   for (const StoredDecision& d : ds)
     os << "<tr class=" << (d.fused ? "fused" : "notfused") << "><td>" << esc(d.graph) << "</td><td>n" << d.first << " + n" << d.second

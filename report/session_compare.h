@@ -35,7 +35,13 @@ struct KernelDelta {  // kernels of the two runs paired by the traced ops they c
   double noiseMs = 0;            // half of both p10-p90 spreads added: smaller changes are noise
   double overlap = 0;            // traced ops in common / in either (1: the same ops)
   bool paired() const { return !kernelA.empty() && !kernelB.empty(); }
-  bool beyondNoise() const { return paired() && (msB - msA > noiseMs || msA - msB > noiseMs); }
+  // The timer's own resolution as a floor: with a few samples the spread can be 0, and a change of
+  // a few nanoseconds is not a change.
+  static constexpr double kResolutionMs = 0.0005;
+  bool beyondNoise() const {
+    double band = noiseMs > kResolutionMs ? noiseMs : kResolutionMs;
+    return paired() && (msB - msA > band || msA - msB > band);
+  }
 };
 
 struct FusionComparison {

@@ -40,7 +40,9 @@ QString kernelsWith(const std::vector<std::string>& kernels, const std::vector<s
   return k.join(", ") + " (" + (m.isEmpty() ? QString("alone") : m.size() > 4 ? m.mid(0, 4).join(", ") + QString(", … %1 in all").arg(m.size()) : m.join(", ")) + ")";
 }
 
-QString signedMs(double v) { return (v > 0 ? "+" : "") + QString::number(v, 'f', 4); }
+// Milliseconds with enough digits for sub-microsecond kernels: 4 decimals, or 4 significant digits below 0.01.
+QString ms(double v) { return std::abs(v) >= 0.01 || v == 0 ? QString::number(v, 'f', 4) : QString::number(v, 'g', 4); }
+QString signedMs(double v) { return (v > 0 ? "+" : "") + ms(v); }
 
 }  // namespace
 
@@ -105,7 +107,9 @@ void CompareView::setComparison(const FusionComparison& c) {
   decisions_->setRowCount(0);
   for (const DecisionDiff& d : c.decisions) {
     auto side = [](const std::string& nodes, const std::string& reason, bool fused) {
-      return reason.empty() ? QString("not considered") : QString::fromStdString(nodes) + (fused ? ": fused: " : ": ") + QString::fromStdString(reason);
+      if (reason.empty()) return QString("not considered");
+      bool says = reason.rfind("fused", 0) == 0;  // the scheduler's reason may already start "fused: …"
+      return QString::fromStdString(nodes) + (fused && !says ? ": fused: " : ": ") + QString::fromStdString(reason);
     };
     addRow(decisions_, {QString::fromStdString(d.graph), QString::fromStdString(d.what), QString::fromStdString(d.kind),
                         side(d.nodesA, d.reasonA, d.fusedA), side(d.nodesB, d.reasonB, d.fusedB)});
@@ -119,12 +123,12 @@ void CompareView::setComparison(const FusionComparison& c) {
     text(0, QString::fromStdString(d.graph));
     text(1, d.kernelA.empty() ? "—" : QString::fromStdString(d.kernelA));
     text(2, d.kernelB.empty() ? "—" : QString::fromStdString(d.kernelB));
-    times_->setItem(r, 3, new NumberItem(d.msA, d.kernelA.empty() ? "" : QString::number(d.msA, 'f', 4)));
-    times_->setItem(r, 4, new NumberItem(d.msB, d.kernelB.empty() ? "" : QString::number(d.msB, 'f', 4)));
+    times_->setItem(r, 3, new NumberItem(d.msA, d.kernelA.empty() ? "" : ms(d.msA)));
+    times_->setItem(r, 4, new NumberItem(d.msB, d.kernelB.empty() ? "" : ms(d.msB)));
     auto* delta = new NumberItem(d.msB - d.msA, signedMs(d.msB - d.msA));
     if (d.beyondNoise()) delta->setForeground(d.msB > d.msA ? QColor(0xc6, 0x28, 0x28) : QColor(0x2e, 0x7d, 0x32));
     times_->setItem(r, 5, delta);
-    times_->setItem(r, 6, new NumberItem(d.noiseMs, QString::number(d.noiseMs, 'f', 4)));
+    times_->setItem(r, 6, new NumberItem(d.noiseMs, ms(d.noiseMs)));
     text(7, !d.paired() ? (d.kernelA.empty() ? "only in B" : "only in A") : !d.beyondNoise() ? "within noise" : d.msB > d.msA ? "B slower" : "B faster");
     times_->setItem(r, 8, new NumberItem(d.overlap, d.paired() ? QString("%1%").arg(d.overlap * 100, 0, 'f', 0) : QString()));
   }

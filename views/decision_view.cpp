@@ -51,10 +51,11 @@ DecisionView::DecisionView(QWidget* parent)
 
 void DecisionView::clear() {
   table_->setRowCount(0);
+  total_ = fused_ = 0;
   summary_->setText("Fusion decisions appear after the schedule stage.");
 }
 
-void DecisionView::setDecisions(const std::vector<DecisionRow>& rows) {
+void DecisionView::setDecisions(const std::vector<DecisionRow>& rows, const QString& emptyNote) {
   table_->setSortingEnabled(false);
   table_->setRowCount(static_cast<int>(rows.size()));
   int fused = 0;
@@ -86,11 +87,20 @@ void DecisionView::setDecisions(const std::vector<DecisionRow>& rows) {
   table_->resizeColumnsToContents();
   for (int c : {kFirst, kSecond})
     if (table_->columnWidth(c) > 220) table_->setColumnWidth(c, 220);
-  summary_->setText(QString("%1 decisions: %2 fused, %3 not (click one to show both nodes in every pane)")
-                        .arg(rows.size())
-                        .arg(fused)
-                        .arg(static_cast<int>(rows.size()) - fused));
+  total_ = static_cast<int>(rows.size());
+  fused_ = fused;
+  if (rows.empty()) {
+    summary_->setText(emptyNote.isEmpty() ? QString("No fusion decisions recorded.") : emptyNote);
+    return;
+  }
   applyFilter();
+}
+
+QString DecisionView::summary() const {
+  int shown = visibleRows();
+  QString s = QString("%1 decisions: %2 fused, %3 not").arg(total_).arg(fused_).arg(total_ - fused_);
+  if (shown != total_) s += QString("; %1 shown by the filter").arg(shown);
+  return s + " (click one to show both nodes in every pane)";
 }
 
 void DecisionView::applyFilter() {
@@ -105,7 +115,10 @@ void DecisionView::applyFilter() {
     }
     table_->setRowHidden(i, !show);
   }
+  if (total_ > 0) summary_->setText(summary());
 }
+
+QString DecisionView::summaryText() const { return summary_->text(); }
 
 int DecisionView::visibleRows() const {
   int n = 0;

@@ -28,12 +28,14 @@ class DecisionView : public QWidget {
   Q_OBJECT
 public:
   explicit DecisionView(QWidget* parent = nullptr);
-  void setDecisions(const std::vector<DecisionRow>& rows);
+  // `emptyNote`: what an empty list means (fusion off, not scheduled yet).
+  void setDecisions(const std::vector<DecisionRow>& rows, const QString& emptyNote = QString());
   void clear();
   QTableWidget* table() const { return table_; }
   QLineEdit* filter() const { return filter_; }
   QComboBox* outcome() const { return outcome_; }
   int visibleRows() const;
+  QString summaryText() const;
   void clickRow(int row);  // as a click on that (visible) row does
 
 signals:
@@ -41,6 +43,8 @@ signals:
 
 private:
   void applyFilter();
+  QString summary() const;
+  int total_ = 0, fused_ = 0;
   QLabel* summary_;
   QLineEdit* filter_;
   QComboBox* outcome_;

@@ -45,8 +45,12 @@ void withGuiApplication(Write write) {
 // Where a page may end, in document coordinates: `rows` after a line of text or after a table row
 // (never inside one, so a row's cells stay together); `lines` after any line, for a row taller
 // than a page.
+struct TableSpan {
+  double top = 0, headerBottom = 0, bottom = 0;  // the table, and its first (header) row's end
+};
 struct PageBreaks {
   std::vector<double> rows, lines;
+  std::vector<TableSpan> tables;  // outermost tables, in document order
 };
 
 PageBreaks pageBreaks(QTextDocument& doc) {
@@ -70,7 +74,13 @@ PageBreaks pageBreaks(QTextDocument& doc) {
       bottom = std::max(bottom, r.bottom());
     }
   }
-  for (const auto& [row, bottom] : rowBottom) out.rows.push_back(bottom);
+  for (const auto& [row, bottom] : rowBottom) {
+    out.rows.push_back(bottom);
+    if (row.second != 0) continue;
+    QRectF frame = layout->frameBoundingRect(row.first);
+    out.tables.push_back({frame.top(), bottom, frame.bottom()});
+  }
+  std::sort(out.tables.begin(), out.tables.end(), [](const TableSpan& a, const TableSpan& b) { return a.top < b.top; });
   std::sort(out.rows.begin(), out.rows.end());
   std::sort(out.lines.begin(), out.lines.end());
   return out;
@@ -98,15 +108,28 @@ void drawHtmlPages(QPdfWriter& pdf, QPainter& painter, const QRectF& page, QStri
   const double height = breaks.lines.empty() ? doc.documentLayout()->documentSize().height() : breaks.lines.back();  // past it: margin only
   bool first = true;
   for (double top = 0; top < height - 1;) {
-    double bottom = lastBreak(breaks.rows, top, page.height());
-    if (!bottom) bottom = lastBreak(breaks.lines, top, page.height());  // a row taller than a page
-    if (!bottom) bottom = top + page.height();
+    // A page that starts inside a table repeats the table's header row above the rest of it.
+    const TableSpan* table = nullptr;
+    for (const TableSpan& t : breaks.tables)
+      if (t.headerBottom < top + 1 && top < t.bottom - 1) table = &t;
+    double header = table ? table->headerBottom - table->top : 0;
+    if (header > page.height() / 4) header = 0, table = nullptr;
+    double room = page.height() - header;
+    double bottom = lastBreak(breaks.rows, top, room);
+    if (!bottom) bottom = lastBreak(breaks.lines, top, room);  // a row taller than a page
+    if (!bottom) bottom = top + room;
     if (!first || newPageFirst) pdf.newPage();
     first = false;
-    painter.save();
-    painter.translate(0, -top);
-    doc.drawContents(&painter, QRectF(0, top, page.width(), bottom - top));
-    painter.restore();
+    // Clipped half a pixel inside the cut: the row above it would otherwise be drawn (invisible
+    // but still text in the PDF, found twice by search and copy).
+    auto draw = [&](double from, double to, double at) {
+      painter.save();
+      painter.translate(0, at - from);
+      doc.drawContents(&painter, QRectF(0, from + 0.5, page.width(), to - from - 0.5));
+      painter.restore();
+    };
+    if (table) draw(table->top, table->headerBottom, 0);
+    draw(top, bottom, header);
     top = bottom;
   }
 }
@@ -171,19 +194,20 @@ DrawnGraph layOut(const std::string& dot) {
 struct Tiling {
   double scale = 1;
   int pages = 1;
+  bool legible = true;  // at kLegibleScale or more (a graph wider than the page may not be)
 };
 
 Tiling tilingFor(const QSizeF& size, const QRectF& area) {
   if (size.isEmpty()) return {};
   double fit = std::min({area.width() / size.width(), area.height() / size.height(), 1.5});
-  if (fit >= kLegibleScale) return {fit, 1};
+  if (fit >= kLegibleScale) return {fit, 1, true};
   double s = std::min(kTileScale, area.width() / size.width());
   int pages = static_cast<int>(std::ceil(size.height() * s / area.height()));
   if (pages > kMaxTiles) {
     pages = kMaxTiles;
     s = area.height() * kMaxTiles / size.height();
   }
-  return {s, std::max(pages, 1)};
+  return {s, std::max(pages, 1), s >= kLegibleScale};
 }
 
 Tiling tilingFor(const DrawnGraph& g, const QRectF& area) { return g.svg ? tilingFor(g.svg->defaultSize(), area) : Tiling{}; }
@@ -213,7 +237,8 @@ void drawGraphPages(QPdfWriter& pdf, QPainter& painter, const QRectF& page, cons
 void drawGraph(QPdfWriter& pdf, QPainter& painter, const QRectF& page, const QString& title, const GraphViewData& g) {
   const QRectF area(0, kHeader, page.width(), page.height() - kHeader);
   DrawnGraph whole = layOut(g.dot);
-  if (tilingFor(whole, area).pages <= kMaxTilesWhole || g.scopes.empty()) return drawGraphPages(pdf, painter, page, title, "", whole);
+  Tiling t = tilingFor(whole, area);
+  if ((t.legible && t.pages <= kMaxTilesWhole) || g.scopes.empty()) return drawGraphPages(pdf, painter, page, title, "", whole);
   ScopeFolding folding(parseDot(g.dot), g.scopes, g.kernelClusters);
   std::set<std::string> overview = folding.initialExpansion();
   std::vector<std::string> boxes;  // the scopes the overview draws as boxes

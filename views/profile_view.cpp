@@ -55,8 +55,10 @@ ProfileView::ProfileView(QWidget* parent)
   charts->addTab(timelineView_, "Time per iteration");
   charts->addTab(memoryView_, "Memory per kernel");
   split->addWidget(charts);
+  // The table first: its nine columns are what answers "which kernels take the time".
   split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(1, 1);
+  split->setSizes({750, 250});
   auto* col = new QVBoxLayout(this);
   col->addWidget(summary_);
   col->addWidget(timeline_);
@@ -93,7 +95,7 @@ void ProfileView::setMemoryPlan(const std::vector<StoredSchedule>& plans) {
   QStringList graphs;  // "forward (peak 0.06 MB)"
   for (const StoredSchedule& s : plans) {
     if (s.liveBytes.size() != s.allocatedBytes.size()) continue;  // a malformed record: not drawn
-    graphs << QString("%1 (peak %2 MB)").arg(QString::fromStdString(s.graph)).arg(static_cast<double>(s.peakBytes) / 1048576.0, 0, 'f', 2);
+    graphs << QString("%1 peak %2").arg(QString::fromStdString(s.graph)).arg(static_cast<double>(s.peakBytes) / 1048576.0, 0, 'f', 2);
     for (size_t i = 0; i < s.liveBytes.size(); ++i, ++x) {  // steps: a kernel's bytes hold until the next
       double l = static_cast<double>(s.liveBytes[i]) / 1048576.0, a = static_cast<double>(s.allocatedBytes[i]) / 1048576.0;
       live->append(x, l);
@@ -105,7 +107,7 @@ void ProfileView::setMemoryPlan(const std::vector<StoredSchedule>& plans) {
   }
   memoryPoints_ = static_cast<int>(x);
   auto* chart = new QChart;
-  chart->setTitle(QString("Intermediate memory (MB) kernel by kernel: %1").arg(graphs.join(", then ")));
+  chart->setTitle(QString("MB per kernel: %1").arg(graphs.join(", then ")));  // short: the pane may be narrow
   chart->addSeries(allocated);
   chart->addSeries(live);
   auto* ax = new QValueAxis;
@@ -144,7 +146,7 @@ void ProfileView::setProfile(const std::vector<KernelTiming>& kernels, const std
   double total = 0;
   for (const KernelTiming& k : kernels) total += k.medianMs;
   int warmup = warmupIterations(totals.size());
-  summary_->setText(QString("%1 — %2 kernels, %3 ms per step (sum of kernel medians), %4 iterations so far%5, peak intermediate memory %6 MB")
+  summary_->setText(QString("%1 — %2 kernels, %3 ms per step (sum of kernel medians), %4 iterations so far%5, peak intermediate memory %6 MB (the graphs' buffers together; the chart has each graph's own)")
                         .arg(status)
                         .arg(kernels.size())
                         .arg(total, 0, 'f', 4)
@@ -171,7 +173,7 @@ void ProfileView::setProfile(const std::vector<KernelTiming>& kernels, const std
     table_->setItem(r, kMedian, new NumberItem(k.medianMs, QString::number(k.medianMs, 'f', 4)));
     table_->setItem(r, kSpread, new NumberItem(k.p90Ms - k.p10Ms, QString("%1-%2").arg(k.p10Ms, 0, 'f', 4).arg(k.p90Ms, 0, 'f', 4)));
     double share = total > 0 ? k.medianMs / total : 0;
-    table_->setItem(r, kShare, new NumberItem(share, QString("%1 %2%").arg(QString(static_cast<int>(std::round(share * 20)), QChar(0x2588))).arg(share * 100, 0, 'f', 1)));
+    table_->setItem(r, kShare, new NumberItem(share, QString("%1 %2%").arg(QString(static_cast<int>(std::round(share * 10)), QChar(0x2588))).arg(share * 100, 0, 'f', 1)));
     table_->setItem(r, kBandwidth, new NumberItem(k.gbPerSec(), QString::number(k.gbPerSec(), 'f', 1)));
     size_t recomputed = recomputedCount(k.ops);
     auto* ops = new NumberItem(static_cast<double>(k.ops.size()), recomputed ? QString("%1 (%2)").arg(k.ops.size()).arg(recomputed)

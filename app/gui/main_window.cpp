@@ -80,6 +80,9 @@ MainWindow::MainWindow(const QString& sessionPath, QWidget* parent) : QMainWindo
     for (const StageDescriptor& d : stageTable())
       if (done_.contains(d.name) && from && static_cast<int>(d.stage) < static_cast<int>(*from)) kept << d.name;
     done_ = kept;
+    // What was selected or answered belongs to the old config's graphs and kernels.
+    lightOrigins({});
+    properties_->setPlainText("The config changed: the stages from " + first + " on run again. Select a node or a kernel.");
     profile_->clear("The config changed: press Run & profile to profile the new code.");
     statusBar()->showMessage(QString("config changed: running again from the %1 stage, the earlier stages kept").arg(first));
     refreshPipelineBar();
@@ -561,7 +564,9 @@ void MainWindow::onStageDone(const StageResult& r) {
   else if (r.pane >= 0) panes_[r.pane]->addGraphs(r.graphs);
   displayMs_[r.stage] = r.prepareMs + static_cast<double>(draw.nsecsElapsed()) / 1e6;
   if (!r.text.isEmpty()) scheduleText_->setPlainText(r.text);
-  if (!r.decisions.empty()) {
+  // The schedule stage replaces the decisions even when it made none (fusion off): a re-run from
+  // the schedule must not leave the previous config's decisions on show.
+  if (r.stage == "schedule" || !r.decisions.empty()) {
     decisionRecord_ = r.decisions;
     GraphPane* fused = panes_[static_cast<size_t>(graphPanes().size() - 1)];
     std::vector<DecisionRow> rows;
@@ -570,9 +575,11 @@ void MainWindow::onStageDone(const StageResult& r) {
       rows.push_back({g, d.first, d.second, fused->nodeLabel(g, "l" + std::to_string(d.first)), fused->nodeLabel(g, "l" + std::to_string(d.second)),
                       QString::fromStdString(d.kind), d.fused, d.score, QString::fromStdString(d.reason)});
     }
-    decisions_->setDecisions(rows);
+    decisions_->setDecisions(rows, config.schedule.fusion ? "The scheduler recorded no fusion decisions for this model."
+                                                          : "No fusion decisions: fusion is off, so the scheduler pairs nothing and every "
+                                                            "loop-IR node is a kernel of its own.");
   }
-  if (!r.kernels.empty()) kernelRecord_ = r.kernels;
+  if (r.stage == "schedule" || !r.kernels.empty()) kernelRecord_ = r.kernels;
   if (!r.memory.empty()) profile_->setMemoryPlan(r.memory);
   if (r.stage == "partition") partitions_->setPartitions(r.partitionVerdict, r.partitioners, partitioner_->currentText());
   if (r.peakBytes) peakBytes_ = r.peakBytes;
@@ -761,6 +768,7 @@ void MainWindow::selectDecision(const QString& graph, int first, int second) {
   fused->showGraphNamed(graph);
   lightOrigins(traced);
   fused->revealAll(nodes);
+  properties_->setPlainText("Fusion decision\n\n" + whyNotFused(graph, QString::fromStdString(nodes[0]), QString::fromStdString(nodes[1])));
   statusBar()->showMessage(QString("%1: l%2 (%3) and l%4 (%5); %6 traced origin(s) lit in every pane")
                                .arg(graph)
                                .arg(first)

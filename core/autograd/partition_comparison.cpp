@@ -58,9 +58,10 @@ std::string partitionerVerdict(const PartitionReport& byDefault, const Partition
   std::string change = d > 0 ? ", " + std::to_string(std::lround(100.0 * static_cast<double>(m - d) / static_cast<double>(d))) + "%" : "";
   std::string figures = " (" + formatBytes(m) + " vs " + formatBytes(d) + change + ")";
   std::string how = minCut.recomputedOps ? " by recomputing " + std::to_string(minCut.recomputedOps) + " ops in the backward" : "";
-  if (m < d) return "min-cut saves " + formatBytes(d - m) + " less than default" + figures + how;
-  if (m == d) return "min-cut saves as much as default" + figures + how;
-  return "min-cut saves " + formatBytes(m - d) + " more than default" + figures + how;
+  // "saves" reads as "spares"; say what is kept for the backward.
+  if (m < d) return "min-cut keeps " + formatBytes(d - m) + " less for the backward than default" + figures + how;
+  if (m == d) return "min-cut keeps as much for the backward as default" + figures + how;
+  return "min-cut keeps " + formatBytes(m - d) + " more for the backward than default" + figures + how;
 }
 
 }  // namespace fusebox

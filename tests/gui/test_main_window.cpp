@@ -112,7 +112,7 @@ private slots:
     QVERIFY(cpp->toPlainText().contains("fusebox_main"));
     QVERIFY(w->codeView()->editor("CUDA backward"));
     // both partitioners side by side: what each saves, what min-cut recomputes, this session's marked
-    QVERIFY2(w->partitionView()->verdict().startsWith("min-cut saves"), qPrintable(w->partitionView()->verdict()));
+    QVERIFY2(w->partitionView()->verdict().startsWith("min-cut keeps"), qPrintable(w->partitionView()->verdict()));
     QVERIFY(w->partitionView()->sideTitle(1).contains("this session's"));
     QVERIFY(w->partitionView()->sideText(0).contains("saved for the backward"));
     QVERIFY(w->partitionView()->sideText(0).contains("recomputed in the backward (in order):\n  none"));
@@ -671,8 +671,11 @@ private slots:
     }
     QVERIFY(fused->view()->highlightedCount() >= 1);
     QVERIFY(w->pane(0)->view()->highlightedCount() >= 1);
+    QVERIFY2(w->propertiesText().startsWith("Fusion decision") && w->propertiesText().contains(QString("l%1").arg(first)),
+             qPrintable(w->propertiesText()));  // Properties describes the pair clicked, not what was selected before
     d->filter()->setText("no decision says this");
     QCOMPARE(d->visibleRows(), 0);
+    QVERIFY2(d->summaryText().contains("0 shown by the filter"), qPrintable(d->summaryText()));
     d->filter()->clear();
     shot(w.get(), "13_decisions");
 
@@ -717,6 +720,10 @@ private slots:
     SessionStore store = SessionStore::openReadOnly((dir_ + "/gui.fbs").toStdString());
     QCOMPARE(static_cast<int>(store.stagesDone(w->session()).size()), 7);  // the kept stages recorded too
     QVERIFY(store.kernels(w->session()).size() > store.kernels(first).size());  // unfused: more kernels
+    // Nothing of the fused run stays on show: no decisions (and why), no answer in Properties.
+    QCOMPARE(w->decisionView()->table()->rowCount(), 0);
+    QVERIFY2(w->decisionView()->summaryText().contains("fusion is off"), qPrintable(w->decisionView()->summaryText()));
+    QVERIFY2(w->propertiesText().contains("config changed"), qPrintable(w->propertiesText()));
     const int64_t second = w->session();
     QComboBox* partitioner = nullptr;
     for (QComboBox* c : w->findChildren<QComboBox*>())
