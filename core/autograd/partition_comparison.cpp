@@ -36,7 +36,10 @@ std::string describeSide(const Partition& part) {
   for (const Node& node : part.backward.nodes()) {
     if (!node.recomputed) continue;
     ++n;
-    s += "  " + node.op + "  " + part.backward.type(node.outputs.at(0)).str() + (node.scope.empty() ? "" : "  (" + node.scope + ")") + "\n";
+    // The value's name too: a recomputed op and a saved tensor of the same op and type are told apart by it.
+    ValueId out = node.outputs.at(0);
+    s += "  " + node.op + " -> " + part.backward.value(out).name + "  " + part.backward.type(out).str() +
+         (node.scope.empty() ? "" : "  (" + node.scope + ")") + "\n";
   }
   if (n == 0) s += "  none\n";
   return s;
