@@ -224,10 +224,14 @@ void drawGraphPages(QPdfWriter& pdf, QPainter& painter, const QRectF& page, cons
     painter.setFont(QFont("Helvetica", 9));
     painter.drawText(QRectF(0, 30, page.width(), kHeader - 32), Qt::TextWordWrap, g.svg ? note : QString::fromStdString(g.notDrawn));
     if (!g.svg) return;
-    QSizeF size = g.svg->defaultSize();
+    // The drawing keeps the viewBox's exact aspect: defaultSize() is rounded to whole pixels, and a
+    // scale that differs by 0.02% between x and y makes Qt's PDF engine turn every stroke into a
+    // filled outline (node labels stay glyph outlines either way: Qt SVG draws text as paths).
+    QSizeF size = g.svg->defaultSize(), box = g.svg->viewBoxF().size();
+    double w = size.width() * t.scale, h = box.width() > 0 ? w * box.height() / box.width() : size.height() * t.scale;
     painter.save();
     painter.setClipRect(area);
-    g.svg->render(&painter, QRectF(area.x(), area.y() - i * area.height(), size.width() * t.scale, size.height() * t.scale));
+    g.svg->render(&painter, QRectF(area.x(), area.y() - i * area.height(), w, h));
     painter.restore();
   }
 }
