@@ -4,6 +4,7 @@
 #include "core/codegen/cpu/cpu_prelude.h"
 
 #include <string>
+#include <vector>
 
 #include "core/codegen/half_storage.h"
 #include "core/codegen/libm_helpers.h"
@@ -121,7 +122,11 @@ static inline double fb_rand(fb_u64 seed, fb_u64 index) {
 // Index faults: a data-dependent index outside its dimension is never used to address memory.
 // The first fault of a run is kept (node id + 1, the index, the dimension's size) and the host
 // turns it into an error naming the node; the faulting read uses index 0 meanwhile.
+#ifdef FB_RUNTIME_LIBRARY
+extern "C" { extern fb_i64 fusebox_fault[3]; }  // the module's own, in the same JIT dylib
+#else
 extern "C" { fb_i64 fusebox_fault[3]; }
+#endif
 static void fb_index_fault(fb_i64 i, fb_i64 n, fb_i64 site) {
   fb_i64 none = 0;
   if (__atomic_compare_exchange_n(&fusebox_fault[0], &none, site + 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -141,13 +146,42 @@ struct FuseboxRuntime {
   fb_i64 (*threads)(void* ctx, int kernel);  // how many threads a launch of this kernel runs on
 };
 
-// ---- extern: matmul ---------------------------------------------------------
+// ---- the externs: what the kernels call, compiled once per machine -------------------
+// Their bodies are the runtime library (cpuRuntimeLibrary): one object compiled once, cached with
+// the kernels' objects and linked beside every module, so a model's compile is its kernels only.
 // C[b] (n x m) = op(A[b]) (n x k) @ op(B[b]) (k x m); op transposes the last two dims.
 struct FbMatmul {
   const float* A; const float* B; float* C;
   fb_i64 batch, n, k, m;
   int transA, transB;
 };
+struct FbConv {
+  const float* x; const float* w; float* y;  // roles swap for the gradients, see below
+  fb_i64 N, C, H, W, O, KH, KW, OH, OW, groups, sh, sw, ph, pw, dh, dw;
+};
+struct FbPool {
+  const float* x; const float* g; float* y;
+  fb_i64 planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw;
+  int mode;  // 0 max, 1 avg (count_include_pad), 2 adaptive avg; +10: gradient
+};
+extern "C" void fb_matmul(const FuseboxRuntime* rt, int kernel, FbMatmul p, float* scratch);
+extern "C" void fb_conv_rows(fb_i64 begin, fb_i64 end, void* data);             // rows: (n, o)
+extern "C" void fb_conv_input_grad_rows(fb_i64 begin, fb_i64 end, void* data);  // rows: (n, c)
+extern "C" void fb_conv_weight_grad_rows(fb_i64 begin, fb_i64 end, void* data); // rows: (o, c)
+#if FB_HAVE_CBLAS
+extern "C" void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int mode, float* scratch);
+#endif
+extern "C" void fb_pool_rows(fb_i64 begin, fb_i64 end, void* data);
+extern "C" void fb_index_add(const float* x, const fb_i64* index, const float* src, float* out, fb_i64 outer, fb_i64 rows,
+                             fb_i64 n, fb_i64 inner, fb_i64 site);
+// ---- end of prelude -------------------------------------------------------------
+)PRELUDE";
+  return text.c_str();
+}
+
+const char* cpuRuntimeLibrary() {
+  static const std::string text = "#define FB_RUNTIME_LIBRARY 1\n" + std::string(cpuPrelude()) + R"LIBRARY(
+// ---- extern: matmul ---------------------------------------------------------
 static void fb_matmul_rows(fb_i64 begin, fb_i64 end, void* data) {
   const FbMatmul& p = *(const FbMatmul*)data;
   const fb_i64 TJ = 256;
@@ -224,7 +258,7 @@ static void fb_gemm(const FuseboxRuntime* rt, int kernel, FbGemm g) {
   rt->launch(rt->ctx, kernel, fb_gemm_blocks, (dim + g.piece - 1) / g.piece, &g);
 }
 #endif
-static void fb_matmul(const FuseboxRuntime* rt, int kernel, FbMatmul p, float* scratch) {
+extern "C" void fb_matmul(const FuseboxRuntime* rt, int kernel, FbMatmul p, float* scratch) {
 #if FB_HAVE_CBLAS
   if (p.batch == 1) {  // single matmuls: OpenBLAS (bench/matmul.sh: about 3x the blocked kernel)
     fb_gemm(rt, kernel, FbGemm{p.transA, p.transB, p.n, p.m, p.k, p.A, p.transA ? p.n : p.k, p.B, p.transB ? p.k : p.m, p.C, p.m, 0});
@@ -250,10 +284,6 @@ static inline void fb_valid_cols(fb_i64 kw, fb_i64 W, fb_i64 OW, fb_i64 s, fb_i6
   if (hi > OW) hi = OW;
   if (lo > hi) lo = hi;
 }
-struct FbConv {
-  const float* x; const float* w; float* y;  // roles swap for the gradients, see below
-  fb_i64 N, C, H, W, O, KH, KW, OH, OW, groups, sh, sw, ph, pw, dh, dw;
-};
 // Depthwise convolutions (one input channel per group), eight output columns at a time held in a
 // vector register across every tap (a row accumulated in memory tap after tap stalls on its own
 // stores). Each plane is first copied zero-padded and, for a stride s, split into s column phases
@@ -312,7 +342,7 @@ static void fb_conv_depthwise_rows(const FbConv& c, fb_i64 begin, fb_i64 end) {
     else fb_depthwise_plane<0>(c, padded, at, pwidth, wo, y);
   }
 }
-static void fb_conv_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (n, o)
+extern "C" void fb_conv_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (n, o)
   const FbConv& c = *(const FbConv*)data;
   fb_i64 cpg = c.C / c.groups, opg = c.O / c.groups;
   if (cpg == 1 && c.KW <= kFbDepthwiseTaps && c.sw * (c.H + 2 * c.ph) * fb_depthwise_phase_width(c) <= kFbDepthwisePlane) {
@@ -341,7 +371,7 @@ static void fb_conv_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (n, o
   }
 }
 // dx: rows (n, input channel); x is the output gradient, y the input gradient.
-static void fb_conv_input_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
+extern "C" void fb_conv_input_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
   const FbConv& c = *(const FbConv*)data;
   fb_i64 cpg = c.C / c.groups, opg = c.O / c.groups;
   for (fb_i64 nc = begin; nc < end; ++nc) {
@@ -368,7 +398,7 @@ static void fb_conv_input_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
   }
 }
 // dw: rows (o, ci); x is the input, w the output gradient, y the weight gradient.
-static void fb_conv_weight_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
+extern "C" void fb_conv_weight_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
   const FbConv& c = *(const FbConv*)data;
   fb_i64 cpg = c.C / c.groups, opg = c.O / c.groups;
   for (fb_i64 oc = begin; oc < end; ++oc) {
@@ -457,7 +487,7 @@ static void fb_relayout_rows(fb_i64 begin, fb_i64 end, void* data) {
       }
 }
 // mode 0: y = conv(x, w); 1: dx from (gy in c.x, w); 2: dw from (x, gy in c.w).
-static void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int mode, float* scratch) {
+extern "C" void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int mode, float* scratch) {
   fb_i64 P = c.OH * c.OW, NP = c.N * P, CKK = c.C * c.KH * c.KW;
   float* col = scratch;
   float* lay = scratch + CKK * NP;  // [O, N*P]
@@ -496,11 +526,6 @@ static void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int mod
 #endif
 
 // ---- extern: pooling and its gradients (rows are (n, c) planes) ------------------------
-struct FbPool {
-  const float* x; const float* g; float* y;
-  fb_i64 planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw;
-  int mode;  // 0 max, 1 avg (count_include_pad), 2 adaptive avg; +10: gradient
-};
 // Max and average pooling forward, a row of outputs at a time: each tap updates the whole row over
 // its in-bounds columns (fb_valid_cols), so the inner loop has no bounds checks and vectorizes.
 // Same order of taps (and so the same sums and the same NaN handling) as the per-element loop.
@@ -529,7 +554,7 @@ static void fb_pool_forward_plane(const FbPool& p, fb_i64 pl) {
       for (fb_i64 ow = 0; ow < p.OW; ++ow) o[ow] = o[ow] / count;
   }
 }
-static void fb_pool_rows(fb_i64 begin, fb_i64 end, void* data) {
+extern "C" void fb_pool_rows(fb_i64 begin, fb_i64 end, void* data) {
   const FbPool& p = *(const FbPool*)data;
   int mode = p.mode % 10;
   bool grad = p.mode >= 10;
@@ -577,8 +602,8 @@ static void fb_pool_rows(fb_i64 begin, fb_i64 end, void* data) {
 }
 
 // ---- extern: index_add (embedding gradient), serial: rows may repeat -------------------
-static void fb_index_add(const float* x, const fb_i64* index, const float* src, float* out, fb_i64 outer, fb_i64 rows,
-                         fb_i64 n, fb_i64 inner, fb_i64 site) {
+extern "C" void fb_index_add(const float* x, const fb_i64* index, const float* src, float* out, fb_i64 outer, fb_i64 rows,
+                             fb_i64 n, fb_i64 inner, fb_i64 site) {
   for (fb_i64 i = 0; i < outer * rows * inner; ++i) out[i] = x[i];
   for (fb_i64 j = 0; j < n; ++j)
     if ((fb_u64)index[j] >= (fb_u64)rows) {  // reported, and the whole scatter skipped
@@ -589,9 +614,15 @@ static void fb_index_add(const float* x, const fb_i64* index, const float* src, 
     for (fb_i64 j = 0; j < n; ++j)
       for (fb_i64 i = 0; i < inner; ++i) out[(o * rows + index[j]) * inner + i] += src[(o * n + j) * inner + i];
 }
-// ---- end of prelude -------------------------------------------------------------
-)PRELUDE";
+// ---- end of the runtime library -------------------------------------------------
+)LIBRARY";
   return text.c_str();
+}
+
+const std::vector<std::string>& cpuRuntimeLibrarySymbols() {
+  static const std::vector<std::string> names = {"fb_matmul", "fb_conv_rows", "fb_conv_input_grad_rows", "fb_conv_weight_grad_rows",
+                                                 "fb_conv_gemm", "fb_pool_rows", "fb_index_add"};
+  return names;
 }
 
 }  // namespace fusebox

@@ -1,5 +1,6 @@
 #include "core/codegen/cpu/jit_compiler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -8,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "core/codegen/cpu/cpu_prelude.h"
 #include "core/codegen/cpu/object_cache.h"
 #include "core/codegen/libm_helpers.h"
 #include "core/ir/error.h"
@@ -64,6 +66,7 @@ struct JitState {
   CompiledObjectCache disk{CompiledObjectCache::defaultDirectory()};
   std::map<std::string, std::shared_ptr<CompiledCpuModule>> cache;
   int modules = 0;
+  std::optional<std::string> runtimeLibrary;  // its object, linked into every module's dylib
 };
 
 JitState& state() {
@@ -245,8 +248,10 @@ std::unique_ptr<llvm::Module> compileToIR(const std::string& source, const std::
   if (!ci.ExecuteAction(action)) throw Error("generated C++ does not compile:\n" + diagStream.str());
   std::unique_ptr<llvm::Module> module = action.takeModule();
   if (!module) throw Error("clang produced no module:\n" + diagStream.str());
+  const std::vector<std::string>& library = cpuRuntimeLibrarySymbols();
   for (const llvm::Function& f : module->functions())
-    if (f.isDeclaration() && !f.isIntrinsic() && !allowedProcessSymbol(f.getName()))
+    if (f.isDeclaration() && !f.isIntrinsic() && !allowedProcessSymbol(f.getName()) &&
+        std::find(library.begin(), library.end(), f.getName().str()) == library.end())
       throw Error("generated C++ calls '" + f.getName().str() + "', which generated code may not call");
   return module;
 }
@@ -261,13 +266,35 @@ std::string emitObject(llvm::TargetMachine& tm, llvm::Module& m) {
   return std::string(out.str());
 }
 
-// Links an object into a dylib of its own (kernel names may repeat across modules) and finds the
-// entry points. Addresses: `entry` and `fault` of `result`.
+// The runtime library's object (the externs' bodies, cpuRuntimeLibrary): from the disk cache, or
+// compiled once per process when the cache is off or does not have it. Returns the milliseconds
+// spent (0 when it was already loaded).
+double loadRuntimeLibrary(JitState& st) {
+  if (st.runtimeLibrary) return 0;
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::string> args = clangArguments("fusebox_runtime.cpp");
+  std::string key = diskKey(args, cpuRuntimeLibrary());
+  std::optional<CachedObject> cached = st.disk.load(key);
+  if (!cached) {
+    llvm::LLVMContext context;
+    std::unique_ptr<llvm::Module> module = compileToIR(cpuRuntimeLibrary(), args, context);
+    cached = CachedObject{emitObject(*st.objectEmitter, *module), ""};
+    st.disk.store(key, *cached);
+  }
+  st.runtimeLibrary = std::move(cached->object);
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Links an object, beside a copy of the runtime library, into a dylib of its own (kernel names may
+// repeat across modules; the library's reference to fusebox_fault finds this module's) and finds
+// the entry points. Addresses: `entry` and `fault` of `result`.
 void linkObject(JitState& st, const std::string& object, CompiledCpuModule& result) {
   std::string dylibName = "module" + std::to_string(st.modules++);
   auto dylib = st.jit->createJITDylib(dylibName);
   if (!dylib) throw Error("LLVM: " + llvm::toString(dylib.takeError()));
   dylib->addToLinkOrder(st.jit->getMainJITDylib());
+  if (auto err = st.jit->addObjectFile(*dylib, llvm::MemoryBuffer::getMemBufferCopy(*st.runtimeLibrary, dylibName + ".runtime")))
+    throw Error("LLVM: cannot add the runtime library: " + llvm::toString(std::move(err)));
   if (auto err = st.jit->addObjectFile(*dylib, llvm::MemoryBuffer::getMemBufferCopy(object, dylibName)))
     throw Error("LLVM: cannot add the module: " + llvm::toString(std::move(err)));
   auto sym = st.jit->lookup(*dylib, "fusebox_main");
@@ -296,6 +323,7 @@ std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& sou
     if (!tm) throw Error("LLVM: cannot create the host target: " + llvm::toString(tm.takeError()));
     st.objectEmitter = std::move(*tm);
   }
+  loadRuntimeLibrary(st);  // counted in this module's compile time when it had to be compiled
   std::vector<std::string> args = clangArguments("fusebox_" + hash + ".cpp");
   std::string key = diskKey(args, source);
 
