@@ -16,6 +16,14 @@ for f in "$work"/cache/cpu/*.fbo; do head -c 300 "$f" > "$f.part" && mv "$f.part
 run > "$work/third.txt" || exit 1
 grep -q "(cached)" "$work/third.txt" && { echo "a truncated cache file was used" >&2; exit 1; }
 grep -q "ok$" "$work/third.txt" || exit 1
+# A module large enough to be compiled in partitions (one object per core, stored as one entry):
+# served from the cache by a second process with the same numbers.
+big() { "$fusebox" run "$(dirname "$0")/../models/corpus/test_timm_efficientnet_ts/model.onnx" --target cpu --train --iters 1; }
+big > "$work/big1.txt" || exit 1
+big > "$work/big2.txt" || exit 1
+grep -q "compile .* ms (cached)" "$work/big2.txt" || { echo "the partitioned module compiled again" >&2; cat "$work/big2.txt"; exit 1; }
+grep "vs interpreter" "$work/big1.txt" > "$work/a" && grep "vs interpreter" "$work/big2.txt" > "$work/b" && cmp "$work/a" "$work/b" || exit 1
+grep -q MISMATCH "$work/big2.txt" && exit 1
 before=$(ls "$work/cache/cpu")
 FUSEBOX_CACHE_DIR=off "$fusebox" run mlp --target cpu --iters 1 > "$work/off.txt" || exit 1
 [ "$(ls "$work/cache/cpu")" = "$before" ] || { echo "FUSEBOX_CACHE_DIR=off wrote to the cache" >&2; exit 1; }

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "core/codegen/cpu/cpu_prelude.h"
@@ -21,6 +23,7 @@
 #include <clang/Frontend/CompilerInvocation.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Lex/PreprocessorOptions.h>
+#include <llvm/CodeGen/ParallelCG.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -181,7 +184,9 @@ std::string CompiledCpuModule::assembly(int ownLinesFrom) const {
 namespace {
 
 // The clang arguments for a generated source (its in-memory file name last).
-std::vector<std::string> clangArguments(const std::string& fileName) {
+enum class Unrolling { On, Off };
+
+std::vector<std::string> clangArguments(const std::string& fileName, Unrolling unrolling) {
   // No -mreassociate, -freciprocal-math or cross-statement FMA contraction (-ffp-contract=on fuses
   // only within one C expression, i.e. one loop-IR op): LLVM would rewrite an expression differently
   // depending on its other uses, so a value recomputed in two kernels could differ in the last bit
@@ -201,6 +206,9 @@ std::vector<std::string> clangArguments(const std::string& fileName) {
   if (llvm::sys::getHostCPUFeatures(features))
     for (auto& f : features)
       if (f.second) args.insert(args.end(), {"-target-feature", "+" + f.first().str()});
+  // Kernels: no loop unrolling (the vectorizer still interleaves): a quarter of clang's time on
+  // resnet18, for no measured speed. The runtime library, compiled once, keeps it (its tap loops).
+  if (unrolling == Unrolling::Off) args.push_back("-fno-unroll-loops");
   args.push_back(fileName);
   return args;
 }
@@ -266,13 +274,79 @@ std::string emitObject(llvm::TargetMachine& tm, llvm::Module& m) {
   return std::string(out.str());
 }
 
+// A large module's machine code is generated in parallel, one partition per core (LLVM's
+// splitCodeGen, as LTO does): linked together the partitions are the module. Small ones stay whole:
+// splitting costs a bitcode round trip per partition.
+constexpr size_t kInstructionsPerPartition = 1500;
+constexpr const char kPartsMagic[] = "FBPARTS1";  // several objects in one cache entry (an ELF starts \x7fELF)
+
+std::vector<std::string> emitObjects(JitState& st, llvm::Module& m) {
+  size_t instructions = m.getInstructionCount();
+  size_t parts = std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()), 8, instructions / kInstructionsPerPartition});
+  if (parts <= 1) return {emitObject(*st.objectEmitter, m)};
+  m.setDataLayout(st.objectEmitter->createDataLayout());
+  std::vector<llvm::SmallString<0>> out(parts);
+  std::vector<std::unique_ptr<llvm::raw_svector_ostream>> streams;
+  std::vector<llvm::raw_pwrite_stream*> sinks;
+  for (auto& o : out) {
+    streams.push_back(std::make_unique<llvm::raw_svector_ostream>(o));
+    sinks.push_back(streams.back().get());
+  }
+  std::mutex made;
+  llvm::orc::JITTargetMachineBuilder builder = hostTarget();
+  llvm::splitCodeGen(m, sinks, {}, [&]() -> std::unique_ptr<llvm::TargetMachine> {
+    std::lock_guard<std::mutex> lock(made);
+    auto tm = builder.createTargetMachine();
+    if (!tm) llvm::report_fatal_error(tm.takeError());  // the same target the JIT was made with: cannot fail here
+    return std::move(*tm);
+  });
+  std::vector<std::string> objects;
+  for (auto& o : out) objects.emplace_back(o.str());
+  return objects;
+}
+
+std::string packObjects(const std::vector<std::string>& objects) {
+  if (objects.size() == 1) return objects[0];
+  std::string packed = kPartsMagic;
+  auto put = [&](uint64_t v) { packed.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(objects.size());
+  for (const std::string& o : objects) put(o.size());
+  for (const std::string& o : objects) packed += o;
+  return packed;
+}
+
+// The objects of a cache entry; none when it is malformed (then it is compiled again).
+std::vector<std::string> unpackObjects(const std::string& packed) {
+  const size_t magic = sizeof kPartsMagic - 1;
+  if (packed.compare(0, magic, kPartsMagic) != 0) return {packed};
+  size_t at = magic;
+  auto get = [&](uint64_t& v) {
+    if (packed.size() - at < sizeof v) return false;
+    std::memcpy(&v, packed.data() + at, sizeof v);
+    at += sizeof v;
+    return true;
+  };
+  uint64_t count = 0;
+  if (!get(count) || count == 0 || count > 64) return {};
+  std::vector<uint64_t> sizes(count);
+  for (uint64_t& n : sizes)
+    if (!get(n)) return {};
+  std::vector<std::string> objects;
+  for (uint64_t n : sizes) {
+    if (packed.size() - at < n) return {};
+    objects.push_back(packed.substr(at, n));
+    at += n;
+  }
+  return at == packed.size() ? objects : std::vector<std::string>{};
+}
+
 // The runtime library's object (the externs' bodies, cpuRuntimeLibrary): from the disk cache, or
 // compiled once per process when the cache is off or does not have it. Returns the milliseconds
 // spent (0 when it was already loaded).
 double loadRuntimeLibrary(JitState& st) {
   if (st.runtimeLibrary) return 0;
   auto t0 = std::chrono::steady_clock::now();
-  std::vector<std::string> args = clangArguments("fusebox_runtime.cpp");
+  std::vector<std::string> args = clangArguments("fusebox_runtime.cpp", Unrolling::On);
   std::string key = diskKey(args, cpuRuntimeLibrary());
   std::optional<CachedObject> cached = st.disk.load(key);
   if (!cached) {
@@ -288,15 +362,16 @@ double loadRuntimeLibrary(JitState& st) {
 // Links an object, beside a copy of the runtime library, into a dylib of its own (kernel names may
 // repeat across modules; the library's reference to fusebox_fault finds this module's) and finds
 // the entry points. Addresses: `entry` and `fault` of `result`.
-void linkObject(JitState& st, const std::string& object, CompiledCpuModule& result) {
+void linkObjects(JitState& st, const std::vector<std::string>& objects, CompiledCpuModule& result) {
   std::string dylibName = "module" + std::to_string(st.modules++);
   auto dylib = st.jit->createJITDylib(dylibName);
   if (!dylib) throw Error("LLVM: " + llvm::toString(dylib.takeError()));
   dylib->addToLinkOrder(st.jit->getMainJITDylib());
   if (auto err = st.jit->addObjectFile(*dylib, llvm::MemoryBuffer::getMemBufferCopy(*st.runtimeLibrary, dylibName + ".runtime")))
     throw Error("LLVM: cannot add the runtime library: " + llvm::toString(std::move(err)));
-  if (auto err = st.jit->addObjectFile(*dylib, llvm::MemoryBuffer::getMemBufferCopy(object, dylibName)))
-    throw Error("LLVM: cannot add the module: " + llvm::toString(std::move(err)));
+  for (size_t i = 0; i < objects.size(); ++i)
+    if (auto err = st.jit->addObjectFile(*dylib, llvm::MemoryBuffer::getMemBufferCopy(objects[i], dylibName + "." + std::to_string(i))))
+      throw Error("LLVM: cannot add the module: " + llvm::toString(std::move(err)));
   auto sym = st.jit->lookup(*dylib, "fusebox_main");
   if (!sym) throw Error("LLVM: fusebox_main not found: " + llvm::toString(sym.takeError()));
   result.entry = sym->toPtr<void*>();
@@ -324,14 +399,16 @@ std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& sou
     st.objectEmitter = std::move(*tm);
   }
   loadRuntimeLibrary(st);  // counted in this module's compile time when it had to be compiled
-  std::vector<std::string> args = clangArguments("fusebox_" + hash + ".cpp");
+  std::vector<std::string> args = clangArguments("fusebox_" + hash + ".cpp", Unrolling::Off);
   std::string key = diskKey(args, source);
 
   auto result = std::make_shared<CompiledCpuModule>();
   result->sourceHash = hash;
   result->lazyAssembly = std::make_shared<CompiledCpuModule::LazyAssembly>();
   std::optional<CachedObject> cached = st.disk.load(key);
-  if (cached) {
+  std::vector<std::string> objects;
+  if (cached) objects = unpackObjects(cached->object);
+  if (!objects.empty()) {
     result->llvmIR = std::move(cached->llvmIR);
     result->fromCache = true;
   } else {
@@ -340,10 +417,10 @@ std::shared_ptr<const CompiledCpuModule> compileCpuModule(const std::string& sou
     llvm::raw_string_ostream irStream(result->llvmIR);
     module->print(irStream, nullptr);
     irStream.flush();
-    cached = CachedObject{emitObject(*st.objectEmitter, *module), result->llvmIR};
-    st.disk.store(key, *cached);
+    objects = emitObjects(st, *module);
+    st.disk.store(key, CachedObject{packObjects(objects), result->llvmIR});
   }
-  linkObject(st, cached->object, *result);
+  linkObjects(st, objects, *result);
   result->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   st.cache[hash] = result;
   return result;
