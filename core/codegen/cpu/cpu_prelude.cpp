@@ -428,29 +428,41 @@ extern "C" void fb_conv_weight_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
 // Convolutions as one sgemm over the whole batch: col[(ci*KH + kh)*KW + kw][n*P + p] holds the
 // input pixel each tap sees (P = OH*OW), so y'[o][n*P + p] = W[o] . col[:, n*P + p].
 struct FbIm2col { const FbConv* c; float* col; float* other; };
-static void fb_im2col_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (ci, kh, kw)
-  const FbIm2col& a = *(const FbIm2col*)data;
-  const FbConv& c = *a.c;
+// One output row of one tap: zeros left of lo and from hi on, the input between (S: the stride
+// when known at compile time, so the copy vectorizes; 0: c.sw).
+template <int S>
+static inline void fb_im2col_line(float* __restrict o, const float* __restrict xr, fb_i64 lo, fb_i64 hi, fb_i64 OW, fb_i64 sw) {
+  fb_i64 s = S > 0 ? S : sw;
+  for (fb_i64 ow = 0; ow < lo; ++ow) o[ow] = 0.0f;
+  if (S == 1) __builtin_memcpy(o + lo, xr + lo, (fb_u64)(hi - lo) * sizeof(float));
+  else for (fb_i64 ow = lo; ow < hi; ++ow) o[ow] = xr[ow * s];
+  for (fb_i64 ow = hi; ow < OW; ++ow) o[ow] = 0.0f;
+}
+template <int S>
+static void fb_im2col_taps(const FbConv& c, float* col, fb_i64 begin, fb_i64 end) {
   fb_i64 P = c.OH * c.OW, NP = c.N * P;
   for (fb_i64 r = begin; r < end; ++r) {
     fb_i64 ci = r / (c.KH * c.KW), kh = (r / c.KW) % c.KH, kw = r % c.KW;
-    float* out = a.col + r * NP;
     fb_i64 lo, hi, off = kw * c.dw - c.pw;
     fb_valid_cols(kw, c.W, c.OW, c.sw, c.pw, c.dw, lo, hi);
-    for (fb_i64 n = 0; n < c.N; ++n)
+    for (fb_i64 n = 0; n < c.N; ++n) {
+      const float* plane = c.x + (n * c.C + ci) * c.H * c.W + off;
+      float* out = col + r * NP + n * P;
       for (fb_i64 oh = 0; oh < c.OH; ++oh) {
-        float* o = out + n * P + oh * c.OW;
+        float* o = out + oh * c.OW;
         fb_i64 ih = oh * c.sh - c.ph + kh * c.dh;
-        if (ih < 0 || ih >= c.H) {
-          for (fb_i64 ow = 0; ow < c.OW; ++ow) o[ow] = 0.0f;
-          continue;
-        }
-        const float* xr = c.x + ((n * c.C + ci) * c.H + ih) * c.W + off;
-        for (fb_i64 ow = 0; ow < lo; ++ow) o[ow] = 0.0f;
-        for (fb_i64 ow = lo; ow < hi; ++ow) o[ow] = xr[ow * c.sw];
-        for (fb_i64 ow = hi; ow < c.OW; ++ow) o[ow] = 0.0f;
+        if (ih < 0 || ih >= c.H) __builtin_memset(o, 0, (fb_u64)c.OW * sizeof(float));
+        else fb_im2col_line<S>(o, plane + ih * c.W, lo, hi, c.OW, c.sw);
       }
+    }
   }
+}
+static void fb_im2col_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (ci, kh, kw)
+  const FbIm2col& a = *(const FbIm2col*)data;
+  const FbConv& c = *a.c;
+  if (c.sw == 1) fb_im2col_taps<1>(c, a.col, begin, end);
+  else if (c.sw == 2) fb_im2col_taps<2>(c, a.col, begin, end);
+  else fb_im2col_taps<0>(c, a.col, begin, end);
 }
 // col2im: dx[n][ci] += every tap's column entry (rows: (n, ci) planes, so writes are disjoint).
 static void fb_col2im_rows(fb_i64 begin, fb_i64 end, void* data) {
