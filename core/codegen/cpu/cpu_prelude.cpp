@@ -464,11 +464,12 @@ static void fb_im2col_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (ci
   else if (c.sw == 2) fb_im2col_taps<2>(c, a.col, begin, end);
   else fb_im2col_taps<0>(c, a.col, begin, end);
 }
-// col2im: dx[n][ci] += every tap's column entry (rows: (n, ci) planes, so writes are disjoint).
-static void fb_col2im_rows(fb_i64 begin, fb_i64 end, void* data) {
-  const FbIm2col& a = *(const FbIm2col*)data;
+// col2im: dx[n][ci] += every tap's column entry (rows: (n, ci) planes, so writes are disjoint);
+// S as in fb_im2col_taps.
+template <int S>
+static void fb_col2im_planes(const FbIm2col& a, fb_i64 begin, fb_i64 end) {
   const FbConv& c = *a.c;
-  fb_i64 P = c.OH * c.OW, NP = c.N * P;
+  fb_i64 P = c.OH * c.OW, NP = c.N * P, s = S > 0 ? S : c.sw;
   for (fb_i64 pl = begin; pl < end; ++pl) {
     fb_i64 n = pl / c.C, ci = pl % c.C;
     float* dx = a.other + pl * c.H * c.W;
@@ -481,11 +482,18 @@ static void fb_col2im_rows(fb_i64 begin, fb_i64 end, void* data) {
         for (fb_i64 oh = 0; oh < c.OH; ++oh) {
           fb_i64 ih = oh * c.sh - c.ph + kh * c.dh;
           if (ih < 0 || ih >= c.H) continue;
-          float* d = dx + ih * c.W + off;
-          for (fb_i64 ow = lo; ow < hi; ++ow) d[ow * c.sw] += col[oh * c.OW + ow];
+          float* __restrict d = dx + ih * c.W + off;
+          const float* __restrict from = col + oh * c.OW;
+          for (fb_i64 ow = lo; ow < hi; ++ow) d[ow * s] += from[ow];
         }
       }
   }
+}
+static void fb_col2im_rows(fb_i64 begin, fb_i64 end, void* data) {
+  const FbIm2col& a = *(const FbIm2col*)data;
+  if (a.c->sw == 1) fb_col2im_planes<1>(a, begin, end);
+  else if (a.c->sw == 2) fb_col2im_planes<2>(a, begin, end);
+  else fb_col2im_planes<0>(a, begin, end);
 }
 // [N, O, P] <-> [O, N*P] (rows: o).
 struct FbRelayout { const float* src; float* dst; fb_i64 N, O, P; int toNchw; };
@@ -522,17 +530,25 @@ extern "C" void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int
     FbRelayout r{lay, c.y, c.N, c.O, P, 1};
     rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
   } else if (mode == 1) {
-    FbRelayout r{c.x, lay, c.N, c.O, P, 0};  // gy -> [O, N*P]
-    rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
-    fb_gemm(rt, kernel, FbGemm{1, 0, CKK, NP, c.O, c.w, CKK, lay, NP, col, NP, 0});  // dcol = W^T @ gy'
+    const float* gy = c.x;  // one image: [N, O, P] is already [O, N*P]
+    if (c.N > 1) {
+      FbRelayout r{c.x, lay, c.N, c.O, P, 0};  // gy -> [O, N*P]
+      rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
+      gy = lay;
+    }
+    fb_gemm(rt, kernel, FbGemm{1, 0, CKK, NP, c.O, c.w, CKK, gy, NP, col, NP, 0});  // dcol = W^T @ gy'
     FbIm2col a{&c, col, c.y};
     rt->launch(rt->ctx, kernel, fb_col2im_rows, c.N * c.C, &a);
   } else {
     FbIm2col a{&c, col, 0};
     rt->launch(rt->ctx, kernel, fb_im2col_rows, CKK, &a);
-    FbRelayout r{c.w, lay, c.N, c.O, P, 0};  // gy -> [O, N*P]
-    rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
-    fb_gemm(rt, kernel, FbGemm{0, 1, c.O, CKK, NP, lay, NP, col, NP, c.y, CKK, 0});  // dW = gy' @ col^T
+    const float* gy = c.w;
+    if (c.N > 1) {
+      FbRelayout r{c.w, lay, c.N, c.O, P, 0};  // gy -> [O, N*P]
+      rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
+      gy = lay;
+    }
+    fb_gemm(rt, kernel, FbGemm{0, 1, c.O, CKK, NP, gy, NP, col, NP, c.y, CKK, 0});  // dW = gy' @ col^T
   }
 }
 #endif
