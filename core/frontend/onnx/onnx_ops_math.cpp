@@ -237,6 +237,16 @@ void addMathImporters(OnnxImporters& m) {
   m["Pow"] = [](OnnxNode& c) -> OnnxOutputs {  // the exponent may have another type than the base; the result has the base's
     ValueId base = c.in(0);
     DType t = c.dtype(base);
+    // A constant exponent of 2 or 3 that broadcasts to nothing new (GPT-2's tanh GELU, RMSNorm's
+    // square): multiplications, which vectorize, instead of a pow call per element. x*x is what
+    // powf(x, 2) rounds to; x*x*x may differ from powf(x, 3) in the last bit.
+    if (isFloating(t) && c.has(1))
+      if (auto e = c.cx.constants.find(c.n.input(1)); e != c.cx.constants.end() && e->second.data.size() == 1 &&
+                                                      e->second.sizes.size() <= c.inType(0).shape.size()) {
+        double p = e->second.data[0];
+        if (p == 2) return {c.emit("mul", {base, base})};
+        if (p == 3) return {c.emit("mul", {c.emit("mul", {base, base}), base})};
+      }
     if (isFloating(t)) return {c.emit("pow", {base, c.cast(c.in(1), t)})};
     if (t == DType::Bool) throw OnnxUnsupported("Pow of a bool base is not supported");
     // An integer base: in f64 (exact for results below 2^53), truncated back to the base's type.

@@ -498,6 +498,23 @@ def write(name, m, feeds, reference):
     print(f"test_{name}: " + ", ".join(f"{o.name} {list(results[o.name].shape)}" for o in m.graph.output))
 
 
+@case
+def pow_constant_exponents():
+    """Pow by Constant exponents: 2 (rank 0) and 3 (rank 1) become multiplications at import; 2.5 stays
+    a pow; a [1, 1, 1, 1] exponent of 2 broadcasts the result to rank 4 (so it stays a pow too). Negative
+    bases included (odd powers keep their sign); X * W gives the training step a weight."""
+    r = rng("pow_constant_exponents")
+    X = r.standard_normal((2, 3, 5)).astype(np.float32)
+    W = (1 + 0.3 * r.standard_normal((5,))).astype(np.float32)
+    const = lambda name, value: helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.array(value, dtype=np.float32), name))
+    nodes = [helper.make_node("Mul", ["X", "W"], ["H"]), const("two", 2.0), const("three", [3.0]), const("two_and_half", 2.5),
+             const("two_rank4", [[[[2.0]]]]), helper.make_node("Pow", ["H", "two"], ["A"]), helper.make_node("Pow", ["H", "three"], ["B"]),
+             helper.make_node("Abs", ["H"], ["HA"]), helper.make_node("Pow", ["HA", "two_and_half"], ["C"]),
+             helper.make_node("Add", ["A", "B"], ["AB"]), helper.make_node("Add", ["AB", "C"], ["Y"]),
+             helper.make_node("Pow", ["H", "two_rank4"], ["Y4"])]
+    return model(nodes, {"X": X}, ["Y", "Y4"], [("W", W)]), {"X": X}, None
+
+
 if __name__ == "__main__":
     for name in sys.argv[1:] or list(CASES):
         write(name, *CASES[name]())
