@@ -318,7 +318,15 @@ static void fb_depthwise_plane(const FbConv& c, const float* padded, const fb_i6
     }
   }
 }
-static void fb_conv_depthwise_rows(const FbConv& c, fb_i64 begin, fb_i64 end) {
+// Whether a convolution of one input channel per group takes the vectorized path: kernel rows and
+// columns within kFbDepthwiseTaps, the plane's padded copy within kFbDepthwisePlane.
+static bool fb_depthwise_fits(const FbConv& c) {
+  return c.C == c.groups && c.KW <= kFbDepthwiseTaps && c.KH <= kFbDepthwiseTaps &&
+         c.sw * (c.H + 2 * c.ph) * fb_depthwise_phase_width(c) <= kFbDepthwisePlane;
+}
+// `flip`: the kernel turned by 180 degrees (the input gradient of a stride-1 depthwise convolution
+// is the output gradient convolved with it).
+static void fb_conv_depthwise_rows(const FbConv& c, fb_i64 begin, fb_i64 end, bool flip) {
   fb_i64 opg = c.O / c.groups, s = c.sw, Hp = c.H + 2 * c.ph, pwidth = fb_depthwise_phase_width(c);
   fb_i64 at[kFbDepthwiseTaps];  // where tap kw of output column 0 reads, from its row's start
   for (fb_i64 kw = 0; kw < c.KW; ++kw) at[kw] = (kw * c.dw % s) * Hp * pwidth + kw * c.dw / s;
@@ -336,6 +344,11 @@ static void fb_conv_depthwise_rows(const FbConv& c, fb_i64 begin, fb_i64 end) {
       }
     }
     const float* wo = c.w + o * c.KH * c.KW;
+    float turned[kFbDepthwiseTaps * kFbDepthwiseTaps];
+    if (flip) {
+      for (fb_i64 t = 0; t < c.KH * c.KW; ++t) turned[t] = wo[c.KH * c.KW - 1 - t];
+      wo = turned;
+    }
     float* y = c.y + no * c.OH * c.OW;
     if (c.KW == 3) fb_depthwise_plane<3>(c, padded, at, pwidth, wo, y);
     else if (c.KW == 5) fb_depthwise_plane<5>(c, padded, at, pwidth, wo, y);
@@ -345,8 +358,8 @@ static void fb_conv_depthwise_rows(const FbConv& c, fb_i64 begin, fb_i64 end) {
 extern "C" void fb_conv_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (n, o)
   const FbConv& c = *(const FbConv*)data;
   fb_i64 cpg = c.C / c.groups, opg = c.O / c.groups;
-  if (cpg == 1 && c.KW <= kFbDepthwiseTaps && c.sw * (c.H + 2 * c.ph) * fb_depthwise_phase_width(c) <= kFbDepthwisePlane) {
-    fb_conv_depthwise_rows(c, begin, end);
+  if (cpg == 1 && fb_depthwise_fits(c)) {
+    fb_conv_depthwise_rows(c, begin, end, false);
     return;
   }
   for (fb_i64 no = begin; no < end; ++no) {
@@ -374,6 +387,16 @@ extern "C" void fb_conv_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (
 extern "C" void fb_conv_input_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
   const FbConv& c = *(const FbConv*)data;
   fb_i64 cpg = c.C / c.groups, opg = c.O / c.groups;
+  // Depthwise at stride 1: dx = gy convolved with the turned kernel, padded by (K-1)*d - p, on the
+  // vectorized forward path (rows (n, c) are its rows (n, o): one output channel per input channel).
+  if (cpg == 1 && opg == 1 && c.sh == 1 && c.sw == 1 && (c.KH - 1) * c.dh >= c.ph && (c.KW - 1) * c.dw >= c.pw) {
+    FbConv t{c.x, c.w, c.y, c.N, c.O, c.OH, c.OW, c.C, c.KH, c.KW, c.H, c.W, c.groups, 1, 1,
+             (c.KH - 1) * c.dh - c.ph, (c.KW - 1) * c.dw - c.pw, c.dh, c.dw};
+    if (fb_depthwise_fits(t)) {
+      fb_conv_depthwise_rows(t, begin, end, true);
+      return;
+    }
+  }
   for (fb_i64 nc = begin; nc < end; ++nc) {
     fb_i64 n = nc / c.C, cin = nc % c.C, g = cin / cpg, ci = cin % cpg;
     float* dx = c.y + nc * c.H * c.W;
