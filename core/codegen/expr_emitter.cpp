@@ -266,8 +266,9 @@ int64_t pointwiseInnerExtent(const LoopProgram& p, const Kernel& k, int64_t cap)
   std::vector<int64_t> suffixes;  // widest first, the innermost dim alone excluded
   int64_t prod = innermost;
   for (size_t i = first.vars.size() - 1; i-- > 0;) {
-    prod *= first.vars[i].size;
-    if (prod > cap) break;
+    int64_t size = first.vars[i].size;
+    if (size <= 0 || prod > cap / size) break;  // checked before multiplying: no overflow
+    prod *= size;
     suffixes.insert(suffixes.begin(), prod);
   }
   for (int64_t K : suffixes) {

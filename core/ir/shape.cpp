@@ -62,8 +62,13 @@ std::string Dim::str() const {
 }
 
 Dim numel(const Shape& s) {
-  Dim n(1);
-  for (const Dim& d : s) n = n * d;
+  // The nonzero dims' product must fit too: it is the largest stride of a layout of s, and a
+  // zero-size tensor of [0, 1e11, 1e11] overflowed every later stage's stride arithmetic.
+  Dim n(1), strides(1);
+  for (const Dim& d : s) {
+    n = n * d;
+    if (!(d.isConstant() && d.value() == 0)) strides = strides * d;
+  }
   return n;
 }
 

@@ -44,7 +44,7 @@ private:
 
 using Shape = std::vector<Dim>;
 
-Dim numel(const Shape& s);  // throws ShapeError when the count overflows int64
+Dim numel(const Shape& s);  // throws ShapeError when the count, or the product of the nonzero dims, overflows int64
 bool isConcrete(const Shape& s);
 std::vector<int64_t> concreteSizes(const Shape& s);  // requires isConcrete(s)
 Shape shapeOf(const std::vector<int64_t>& sizes);

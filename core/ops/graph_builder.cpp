@@ -26,7 +26,7 @@ ValueId GraphBuilder::emit(const std::string& op, const std::vector<ValueId>& in
     try {
       (void)numel(t.shape);
     } catch (const ShapeError&) {
-      throw ShapeError(op + ": the result " + t.str() + " has more elements than int64 can count", loc_);
+      throw ShapeError(op + ": the result " + t.str() + " has more elements than int64 can count (or, beside a zero dim, dims whose product does not fit)", loc_);
     }
   }
   NodeId n = g_.addNode(op, inputs, std::move(attrs), outs, scope_, loc_, provenance_);

@@ -134,7 +134,7 @@ private:
       (void)numel(s);
     } catch (const ShapeError&) {
       throw ShapeError(what + " of type " + std::string(dtypeName(t.dtype)) + shapeStr(s) +
-                           " has more elements than int64 can count", t.loc);
+                           " has more elements than int64 can count (or, beside a zero dim, dims whose product does not fit)", t.loc);
     }
     return s;
   }

@@ -167,6 +167,16 @@ TEST(Limits, AnOpResultOverflowingInt64IsAShapeErrorAtTheOp) {
   expectExactError<ShapeError>([&] { trace(parseModel(src, "big.fbx")); }, {"big.fbx:2:7:", "matmul", "more elements than int64"});
 }
 
+// A zero-size tensor has no elements, but its strides are products of its other dims: beside a zero
+// dim they must still fit (fuzz.compiler found [0, 1e11, 1e11] overflowing Layout::contiguous).
+TEST(Limits, ZeroSizeTensorsWhoseOtherDimsOverflowAreAShapeError) {
+  std::string src = "model big(x: f32[0, 100000000000, 100000000000]) {\n  return relu(x)\n}\n";
+  expectExactError<ShapeError>([&] { trace(parseModel(src, "big.fbx")); },
+                               {"big.fbx:1:14:", "input 'x'", "beside a zero dim"});
+  std::string fits = "model ok(x: f32[0, 100000, 7]) {\n  return relu(x) * 2.0\n}\n";
+  EXPECT_NO_THROW(trace(parseModel(fits, "ok.fbx")));
+}
+
 TEST(Limits, SymbolicSizeArithmeticOverflowIsAShapeErrorAtTheOperator) {
   std::string src = "model big(x: f32[B]) dims(B = 4) {\n  return reshape(x, [B * B * 4294967296 * 4294967296])\n}\n";
   TraceOptions o;
