@@ -51,17 +51,14 @@ DecisionView::DecisionView(QWidget* parent)
 
 void DecisionView::clear() {
   table_->setRowCount(0);
-  total_ = fused_ = 0;
   summary_->setText("Fusion decisions appear after the schedule stage.");
 }
 
 void DecisionView::setDecisions(const std::vector<DecisionRow>& rows, const QString& emptyNote) {
   table_->setSortingEnabled(false);
   table_->setRowCount(static_cast<int>(rows.size()));
-  int fused = 0;
   for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
     const DecisionRow& d = rows[static_cast<size_t>(i)];
-    fused += d.fused;
     auto* graph = new QTableWidgetItem(d.graph);
     graph->setData(Qt::UserRole, d.first);
     graph->setData(Qt::UserRole + 1, d.second);
@@ -87,8 +84,6 @@ void DecisionView::setDecisions(const std::vector<DecisionRow>& rows, const QStr
   table_->resizeColumnsToContents();
   for (int c : {kFirst, kSecond})
     if (table_->columnWidth(c) > 220) table_->setColumnWidth(c, 220);
-  total_ = static_cast<int>(rows.size());
-  fused_ = fused;
   if (rows.empty()) {
     summary_->setText(emptyNote.isEmpty() ? QString("No fusion decisions recorded.") : emptyNote);
     return;
@@ -96,26 +91,25 @@ void DecisionView::setDecisions(const std::vector<DecisionRow>& rows, const QStr
   applyFilter();
 }
 
-QString DecisionView::summary() const {
-  int shown = visibleRows();
-  QString s = QString("%1 decisions: %2 fused, %3 not").arg(total_).arg(fused_).arg(total_ - fused_);
-  if (shown != total_) s += QString("; %1 shown by the filter").arg(shown);
-  return s + " (click one to show both nodes in every pane)";
-}
-
 void DecisionView::applyFilter() {
   QString f = filter_->text().trimmed();
   int want = outcome_->currentIndex();  // 0 all, 1 fused, 2 not fused
-  for (int i = 0; i < table_->rowCount(); ++i) {
+  int total = table_->rowCount(), fusedRows = 0, shown = 0;
+  for (int i = 0; i < total; ++i) {
     bool fused = table_->item(i, kFused)->text() == "fused";
+    fusedRows += fused;
     bool show = want == 0 || (want == 1) == fused;
     if (show && !f.isEmpty()) {
       show = false;
       for (int c = 0; c < kColumns && !show; ++c) show = table_->item(i, c)->text().contains(f, Qt::CaseInsensitive);
     }
     table_->setRowHidden(i, !show);
+    shown += show;
   }
-  if (total_ > 0) summary_->setText(summary());
+  if (total == 0) return;  // clear() or setDecisions said what an empty table means
+  QString s = QString("%1 decisions: %2 fused, %3 not").arg(total).arg(fusedRows).arg(total - fusedRows);
+  if (shown != total) s += QString("; %1 shown by the filter").arg(shown);
+  summary_->setText(s + " (click one to show both nodes in every pane)");
 }
 
 QString DecisionView::summaryText() const { return summary_->text(); }

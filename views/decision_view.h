@@ -42,9 +42,7 @@ signals:
   void pairClicked(const QString& graph, int first, int second);
 
 private:
-  void applyFilter();
-  QString summary() const;
-  int total_ = 0, fused_ = 0;
+  void applyFilter();  // and the summary, counted from the table
   QLabel* summary_;
   QLineEdit* filter_;
   QComboBox* outcome_;

@@ -237,11 +237,13 @@ extern "C" void cblas_sgemm(int order, int transA, int transB, int M, int N, int
 // with one thread: the pool is the only one waking threads, and it waits passively). One call per
 // thread: every call packs its slice of A and all of B again, and small pieces spent a third of
 // the GEMM time packing (resnet18).
-struct FbGemm { int ta, tb; fb_i64 M, N, K; const float* A; fb_i64 lda; const float* B; fb_i64 ldb; float* C; fb_i64 ldc; fb_i64 piece; };
+struct FbGemm { int ta, tb; fb_i64 M, N, K; const float* A; fb_i64 lda; const float* B; fb_i64 ldb; float* C; fb_i64 ldc; };
+struct FbGemmPieces { FbGemm g; fb_i64 piece; };  // rows (or columns) of C per launch row
 static void fb_gemm_blocks(fb_i64 begin, fb_i64 end, void* data) {
-  const FbGemm& g = *(const FbGemm*)data;
+  const FbGemm& g = ((const FbGemmPieces*)data)->g;
+  fb_i64 piece = ((const FbGemmPieces*)data)->piece;
   bool byRows = g.M >= g.N;
-  fb_i64 lo = begin * g.piece, hi = end * g.piece, dim = byRows ? g.M : g.N;
+  fb_i64 lo = begin * piece, hi = end * piece, dim = byRows ? g.M : g.N;
   if (hi > dim) hi = dim;
   if (hi <= lo) return;
   const float* A = g.A; const float* B = g.B; float* C = g.C;
@@ -253,15 +255,15 @@ static void fb_gemm_blocks(fb_i64 begin, fb_i64 end, void* data) {
 }
 static void fb_gemm(const FuseboxRuntime* rt, int kernel, FbGemm g) {
   fb_i64 dim = g.M >= g.N ? g.M : g.N, threads = rt->threads(rt->ctx, kernel);
-  g.piece = (dim + threads - 1) / threads;
-  g.piece = (g.piece + 15) / 16 * 16;  // whole vector registers of OpenBLAS's micro-kernel
-  rt->launch(rt->ctx, kernel, fb_gemm_blocks, (dim + g.piece - 1) / g.piece, &g);
+  fb_i64 piece = ((dim + threads - 1) / threads + 15) / 16 * 16;  // whole vector registers of OpenBLAS's micro-kernel
+  FbGemmPieces pieces{g, piece};
+  rt->launch(rt->ctx, kernel, fb_gemm_blocks, (dim + piece - 1) / piece, &pieces);
 }
 #endif
 extern "C" void fb_matmul(const FuseboxRuntime* rt, int kernel, FbMatmul p, float* scratch) {
 #if FB_HAVE_CBLAS
   if (p.batch == 1) {  // single matmuls: OpenBLAS (bench/matmul.sh: about 3x the blocked kernel)
-    fb_gemm(rt, kernel, FbGemm{p.transA, p.transB, p.n, p.m, p.k, p.A, p.transA ? p.n : p.k, p.B, p.transB ? p.k : p.m, p.C, p.m, 0});
+    fb_gemm(rt, kernel, FbGemm{p.transA, p.transB, p.n, p.m, p.k, p.A, p.transA ? p.n : p.k, p.B, p.transB ? p.k : p.m, p.C, p.m});
     return;
   }
 #endif
@@ -529,6 +531,14 @@ static void fb_relayout_rows(fb_i64 begin, fb_i64 end, void* data) {
         else r.dst[o * r.N * r.P + n * r.P + p] = r.src[(n * r.O + o) * r.P + p];
       }
 }
+// The output gradient gy [N, O, P] as the GEMM's [O, N*P]: itself for one image, else re-laid out
+// into `lay`.
+static const float* fb_gy_columns(const FuseboxRuntime* rt, int kernel, const FbConv& c, const float* gy, float* lay) {
+  if (c.N == 1) return gy;
+  FbRelayout r{gy, lay, c.N, c.O, c.OH * c.OW, 0};
+  rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
+  return lay;
+}
 // mode 0: y = conv(x, w); 1: dx from (gy in c.x, w); 2: dw from (x, gy in c.w).
 extern "C" void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int mode, float* scratch) {
   fb_i64 P = c.OH * c.OW, NP = c.N * P, CKK = c.C * c.KH * c.KW;
@@ -539,8 +549,8 @@ extern "C" void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int
   bool pointwise = c.KH == 1 && c.KW == 1 && c.sh == 1 && c.sw == 1 && c.ph == 0 && c.pw == 0 && c.OH == c.H && c.OW == c.W;
   if (pointwise && mode != 2) {
     for (fb_i64 n = 0; n < c.N; ++n) {
-      if (mode == 0) fb_gemm(rt, kernel, FbGemm{0, 0, c.O, P, c.C, c.w, c.C, c.x + n * c.C * P, P, c.y + n * c.O * P, P, 0});
-      else fb_gemm(rt, kernel, FbGemm{1, 0, c.C, P, c.O, c.w, c.C, c.x + n * c.O * P, P, c.y + n * c.C * P, P, 0});
+      if (mode == 0) fb_gemm(rt, kernel, FbGemm{0, 0, c.O, P, c.C, c.w, c.C, c.x + n * c.C * P, P, c.y + n * c.O * P, P});
+      else fb_gemm(rt, kernel, FbGemm{1, 0, c.C, P, c.O, c.w, c.C, c.x + n * c.O * P, P, c.y + n * c.C * P, P});
     }
     return;
   }
@@ -548,30 +558,20 @@ extern "C" void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int
   if (mode == 0) {
     FbIm2col a{&c, col, 0};
     rt->launch(rt->ctx, kernel, fb_im2col_rows, CKK, &a);
-    fb_gemm(rt, kernel, FbGemm{0, 0, c.O, NP, CKK, c.w, CKK, col, NP, lay, NP, 0});
+    fb_gemm(rt, kernel, FbGemm{0, 0, c.O, NP, CKK, c.w, CKK, col, NP, lay, NP});
     if (lay == c.y) return;
     FbRelayout r{lay, c.y, c.N, c.O, P, 1};
     rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
   } else if (mode == 1) {
-    const float* gy = c.x;  // one image: [N, O, P] is already [O, N*P]
-    if (c.N > 1) {
-      FbRelayout r{c.x, lay, c.N, c.O, P, 0};  // gy -> [O, N*P]
-      rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
-      gy = lay;
-    }
-    fb_gemm(rt, kernel, FbGemm{1, 0, CKK, NP, c.O, c.w, CKK, gy, NP, col, NP, 0});  // dcol = W^T @ gy'
+    const float* gy = fb_gy_columns(rt, kernel, c, c.x, lay);
+    fb_gemm(rt, kernel, FbGemm{1, 0, CKK, NP, c.O, c.w, CKK, gy, NP, col, NP});  // dcol = W^T @ gy'
     FbIm2col a{&c, col, c.y};
     rt->launch(rt->ctx, kernel, fb_col2im_rows, c.N * c.C, &a);
   } else {
     FbIm2col a{&c, col, 0};
     rt->launch(rt->ctx, kernel, fb_im2col_rows, CKK, &a);
-    const float* gy = c.w;
-    if (c.N > 1) {
-      FbRelayout r{c.w, lay, c.N, c.O, P, 0};  // gy -> [O, N*P]
-      rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
-      gy = lay;
-    }
-    fb_gemm(rt, kernel, FbGemm{0, 1, c.O, CKK, NP, gy, NP, col, NP, c.y, CKK, 0});  // dW = gy' @ col^T
+    const float* gy = fb_gy_columns(rt, kernel, c, c.w, lay);
+    fb_gemm(rt, kernel, FbGemm{0, 1, c.O, CKK, NP, gy, NP, col, NP, c.y, CKK});  // dW = gy' @ col^T
   }
 }
 #endif
