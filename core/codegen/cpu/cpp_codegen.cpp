@@ -21,6 +21,14 @@ namespace {
 // of any size still has rows for every thread.
 constexpr int64_t kPointwiseRowCap = 4096;
 
+// Floats of the padded, phase-split copy the runtime library's direct convolution takes (its
+// fb_direct_scratch, which this mirrors); fields as ExternCall's for a convolution.
+int64_t directConvScratchFloats(const std::vector<int64_t>& f) {
+  int64_t N = f[0], C = f[1], H = f[2], W = f[3], sh = f[10], sw = f[11], ph = f[12], pw = f[13];
+  int64_t Hq = (H + 2 * ph + sh - 1) / sh, Wq = (W + 2 * pw + sw - 1) / sw;
+  return N * C * sh * sw * Hq * Wq + Wq + 4 * 16;
+}
+
 class ModuleWriter {
 public:
   ModuleWriter(const LoopProgram& p, const Schedule& s, const std::function<std::string(NodeId)>& describe)
@@ -221,7 +229,7 @@ private:
         const char* fn = mode == 0 ? "fb_conv_rows" : mode == 1 ? "fb_conv_input_grad_rows" : "fb_conv_weight_grad_rows";
         const auto& f = c.fields;  // N C H W O KH KW OH OW groups ...
         int64_t P = f[7] * f[8];
-        mod_.scratchBytes[k.id] = (f[1] * f[5] * f[6] * f[0] * P + f[4] * f[0] * P) * 4;
+        mod_.scratchBytes[k.id] = std::max(f[1] * f[5] * f[6] * f[0] * P + f[4] * f[0] * P, directConvScratchFloats(f)) * 4;
         os << "  FbConv c{" << in0 << ", " << in1 << ", " << bufArg(c.output) << fields() << "};\n";
         // With BLAS, ungrouped convolutions run as one im2col + sgemm over the batch.
         os << "#if FB_HAVE_CBLAS\n";

@@ -449,6 +449,145 @@ extern "C" void fb_conv_weight_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
   }
 }
 
+// ---- extern: direct convolution (the forward of ungrouped and grouped convolutions) ---------
+// An implicit GEMM with no im2col: each image is copied once zero-padded and split by stride
+// phase (padded row r and column col go to phase (r % sh, col % sw), position (r / sh, col / sw)),
+// so every tap of every output reads its phase plane at the output's own flat position plus a
+// fixed offset. Outputs are computed on the phase plane's grid (OH rows of Wq >= OW columns, the
+// extra columns thrown away), in tiles of MR output channels x NV vectors of positions held in
+// registers over all input channels and taps; the weights are read in place (row o, stride K).
+#if defined(__AVX512F__)
+typedef float fb_cv __attribute__((ext_vector_type(16)));
+typedef float fb_cvu __attribute__((ext_vector_type(16), aligned(4)));
+static const int kFbConvLanes = 16, kFbConvRows = 8;  // 8 x 3 accumulators of the 32 registers
+#else
+typedef float fb_cv __attribute__((ext_vector_type(8)));
+typedef float fb_cvu __attribute__((ext_vector_type(8), aligned(4)));
+static const int kFbConvLanes = 8, kFbConvRows = 4;  // 4 x 3 of 16
+#endif
+static const int kFbDirectTaps = 128;  // widest KH*KW on this path
+struct FbDirectConv {
+  const FbConv* c; float* xp;        // xp: the padded phase planes, image after image
+  fb_i64 Hq, Wq, chan, image;        // phase plane rows and columns; floats per channel, per image
+  fb_i64 cpg, opg, K, grid, tiles, oblocks;
+  fb_i64 taps[kFbDirectTaps]; int nt, mr, nv;
+};
+// Floats of scratch the padded copy takes; cpp_codegen.cpp's directConvScratchFloats mirrors it.
+static fb_i64 fb_direct_scratch(const FbConv& c, fb_i64& Hq, fb_i64& Wq) {
+  Hq = (c.H + 2 * c.ph + c.sh - 1) / c.sh;
+  Wq = (c.W + 2 * c.pw + c.sw - 1) / c.sw;
+  return c.N * c.C * c.sh * c.sw * Hq * Wq + Wq + 4 * kFbConvLanes;  // the last tile reads past the grid
+}
+static void fb_direct_pad_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (n, c) planes
+  const FbDirectConv& d = *(const FbDirectConv*)data;
+  const FbConv& c = *d.c;
+  fb_i64 plane = d.Hq * d.Wq;
+  for (fb_i64 pl = begin; pl < end; ++pl) {
+    float* dst = d.xp + pl * d.chan;
+    __builtin_memset(dst, 0, (fb_u64)d.chan * sizeof(float));
+    const float* x = c.x + pl * c.H * c.W;
+    for (fb_i64 ih = 0; ih < c.H; ++ih) {
+      fb_i64 r = ih + c.ph;
+      for (fb_i64 q = 0; q < c.sw; ++q) {  // column phase q, position j: input column q - pw + j*sw
+        fb_i64 j0 = c.pw > q ? (c.pw - q + c.sw - 1) / c.sw : 0, j1 = (c.W + c.pw - q + c.sw - 1) / c.sw;
+        float* __restrict o = dst + ((r % c.sh) * c.sw + q) * plane + (r / c.sh) * d.Wq;
+        const float* __restrict src = x + ih * c.W + q - c.pw;
+        if (c.sw == 1) __builtin_memcpy(o + j0, src + j0, (fb_u64)(j1 - j0) * sizeof(float));
+        else for (fb_i64 j = j0; j < j1; ++j) o[j] = src[j * c.sw];
+      }
+    }
+  }
+}
+// acc[i][j] = sum over input channels and taps of w[i][k] * x[tap + j]: one tile into `out`.
+template <int MR, int NV>
+static void fb_direct_tile(const float* __restrict x, fb_i64 chan, const fb_i64* __restrict taps, int nt, fb_i64 C,
+                           const float* __restrict w, fb_i64 K, float* __restrict out) {
+  fb_cv acc[MR][NV];
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NV; ++j) acc[i][j] = 0.0f;
+  for (fb_i64 ci = 0; ci < C; ++ci, x += chan)
+    for (int t = 0; t < nt; ++t, ++w) {
+      fb_cv v[NV];
+      for (int j = 0; j < NV; ++j) v[j] = *(const fb_cvu*)(x + taps[t] + j * kFbConvLanes);
+      for (int i = 0; i < MR; ++i) {
+        fb_cv b = w[i * K];
+        for (int j = 0; j < NV; ++j) acc[i][j] += b * v[j];
+      }
+    }
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NV; ++j) *(fb_cvu*)(out + (i * NV + j) * kFbConvLanes) = acc[i][j];
+}
+// rows: (n, group, block of MR output channels, tile of positions). The last block of a group
+// starts MR back from its end (overlapping the one before, whose rows it does not store again).
+template <int MR, int NV>
+static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
+  const FbConv& c = *d.c;
+  const fb_i64 NR = NV * kFbConvLanes, P = c.OH * c.OW;
+  float tile[MR * NV * kFbConvLanes] __attribute__((aligned(64)));
+  for (fb_i64 r = begin; r < end; ++r) {
+    fb_i64 t = r % d.tiles, ob = r / d.tiles % d.oblocks, ng = r / (d.tiles * d.oblocks);
+    fb_i64 n = ng / c.groups, g = ng % c.groups, o0 = ob * MR < d.opg - MR ? ob * MR : d.opg - MR, q0 = t * NR;
+    fb_direct_tile<MR, NV>(d.xp + n * d.image + g * d.cpg * d.chan + q0, d.chan, d.taps, d.nt, d.cpg,
+                           c.w + (g * d.opg + o0) * d.K, d.K, tile);
+    float* y = c.y + (n * c.O + g * d.opg + o0) * P;
+    for (fb_i64 q = q0; q < q0 + NR && q < d.grid;) {  // the tile's runs of real columns, row by row
+      fb_i64 oh = q / d.Wq, ow = q % d.Wq, rowEnd = oh * d.Wq + c.OW;
+      if (ow >= c.OW) { q = (oh + 1) * d.Wq; continue; }
+      fb_i64 len = (rowEnd < q0 + NR ? rowEnd : q0 + NR) - q;
+      for (fb_i64 i = ob * MR - o0; i < MR; ++i)
+        __builtin_memcpy(y + i * P + oh * c.OW + ow, tile + i * NR + (q - q0), (fb_u64)len * sizeof(float));
+      q += len;
+    }
+  }
+}
+template <int MR>
+static void fb_direct_rows_mr(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
+  if (d.nv == 1) fb_direct_tiles<MR, 1>(d, begin, end);
+  else if (d.nv == 2) fb_direct_tiles<MR, 2>(d, begin, end);
+  else fb_direct_tiles<MR, 3>(d, begin, end);
+}
+static void fb_direct_rows(fb_i64 begin, fb_i64 end, void* data) {
+  const FbDirectConv& d = *(const FbDirectConv*)data;
+  if (d.mr >= 8) fb_direct_rows_mr<kFbConvRows>(d, begin, end);  // 8 only where kFbConvRows is
+  else if (d.mr >= 4) fb_direct_rows_mr<4>(d, begin, end);
+  else if (d.mr >= 2) fb_direct_rows_mr<2>(d, begin, end);
+  else fb_direct_rows_mr<1>(d, begin, end);
+}
+// Whether a convolution forward runs here: taps within kFbDirectTaps (its caller checks the scratch).
+static bool fb_direct_fits(const FbConv& c) { return c.KH * c.KW <= kFbDirectTaps; }
+static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c, float* scratch) {
+  FbDirectConv d;
+  d.c = &c;
+  d.xp = scratch;
+  fb_direct_scratch(c, d.Hq, d.Wq);
+  d.chan = c.sh * c.sw * d.Hq * d.Wq;
+  d.image = c.C * d.chan;
+  d.cpg = c.C / c.groups;
+  d.opg = c.O / c.groups;
+  d.nt = 0;
+  for (fb_i64 kh = 0; kh < c.KH; ++kh)
+    for (fb_i64 kw = 0; kw < c.KW; ++kw) {
+      fb_i64 a = kh * c.dh, b = kw * c.dw;
+      d.taps[d.nt++] = ((a % c.sh) * c.sw + b % c.sw) * d.Hq * d.Wq + (a / c.sh) * d.Wq + b / c.sw;
+    }
+  d.K = d.cpg * d.nt;
+  d.grid = c.OH * d.Wq;
+  // Positions per tile: the fewest wasted lanes, one vector per tile counted 1.4x (its loads
+  // feed half as many multiply-adds).
+  double best = 0;
+  for (int nv = 1; nv <= 3; ++nv) {
+    fb_i64 nr = nv * kFbConvLanes, padded = (d.grid + nr - 1) / nr * nr;
+    double cost = (double)padded * (nv == 1 ? 1.4 : nv == 2 ? 1.03 : 1.0);
+    if (nv == 1 || cost <= best) { best = cost; d.nv = nv; }
+  }
+  d.mr = d.opg >= kFbConvRows ? kFbConvRows : d.opg >= 4 ? 4 : d.opg >= 2 ? 2 : 1;
+  d.tiles = (d.grid + d.nv * kFbConvLanes - 1) / (d.nv * kFbConvLanes);
+  d.oblocks = (d.opg + d.mr - 1) / d.mr;
+  rt->launch(rt->ctx, kernel, fb_direct_pad_rows, c.N * c.C, &d);
+  __builtin_memset(d.xp + c.N * d.image, 0, (fb_u64)(d.Wq + 4 * kFbConvLanes) * sizeof(float));
+  rt->launch(rt->ctx, kernel, fb_direct_rows, c.N * c.groups * d.oblocks * d.tiles, &d);
+}
+
 #if FB_HAVE_CBLAS
 // Convolutions as one sgemm over the whole batch: col[(ci*KH + kh)*KW + kw][n*P + p] holds the
 // input pixel each tap sees (P = OH*OW), so y'[o][n*P + p] = W[o] . col[:, n*P + p].
@@ -552,6 +691,10 @@ extern "C" void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int
       if (mode == 0) fb_gemm(rt, kernel, FbGemm{0, 0, c.O, P, c.C, c.w, c.C, c.x + n * c.C * P, P, c.y + n * c.O * P, P});
       else fb_gemm(rt, kernel, FbGemm{1, 0, c.C, P, c.O, c.w, c.C, c.x + n * c.O * P, P, c.y + n * c.C * P, P});
     }
+    return;
+  }
+  if (mode == 0 && fb_direct_fits(c)) {
+    fb_conv_direct(rt, kernel, c, scratch);
     return;
   }
   if (mode == 0 && c.N == 1) lay = c.y;  // one image: [O, N*P] is y's own layout
