@@ -29,6 +29,15 @@ int64_t directConvScratchFloats(const std::vector<int64_t>& f) {
   return N * C * sh * sw * Hq * Wq + Wq + 4 * 16;
 }
 
+// The same for a stride-1 input gradient run as a direct convolution (the library's
+// fb_conv_direct_input_grad): the output gradient's padded copy, then the turned weights.
+int64_t directInputGradScratchFloats(const std::vector<int64_t>& f) {
+  int64_t N = f[0], C = f[1], H = f[2], W = f[3], O = f[4], KH = f[5], KW = f[6], OH = f[7], OW = f[8];
+  int64_t ph = (KH - 1) * f[14] - f[12], pw = (KW - 1) * f[15] - f[13];
+  if (f[10] != 1 || f[11] != 1 || ph < 0 || pw < 0) return 0;
+  return directConvScratchFloats({N, O, OH, OW, C, KH, KW, H, W, 1, 1, 1, ph, pw, f[14], f[15]}) + C * O * KH * KW;
+}
+
 class ModuleWriter {
 public:
   ModuleWriter(const LoopProgram& p, const Schedule& s, const std::function<std::string(NodeId)>& describe)
@@ -229,7 +238,8 @@ private:
         const char* fn = mode == 0 ? "fb_conv_rows" : mode == 1 ? "fb_conv_input_grad_rows" : "fb_conv_weight_grad_rows";
         const auto& f = c.fields;  // N C H W O KH KW OH OW groups ...
         int64_t P = f[7] * f[8];
-        mod_.scratchBytes[k.id] = std::max(f[1] * f[5] * f[6] * f[0] * P + f[4] * f[0] * P, directConvScratchFloats(f)) * 4;
+        int64_t direct = mode == 0 ? directConvScratchFloats(f) : mode == 1 ? directInputGradScratchFloats(f) : 0;
+        mod_.scratchBytes[k.id] = std::max(f[1] * f[5] * f[6] * f[0] * P + f[4] * f[0] * P, direct) * 4;
         os << "  FbConv c{" << in0 << ", " << in1 << ", " << bufArg(c.output) << fields() << "};\n";
         // With BLAS, ungrouped convolutions run as one im2col + sgemm over the batch.
         os << "#if FB_HAVE_CBLAS\n";

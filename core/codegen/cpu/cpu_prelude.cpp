@@ -594,6 +594,32 @@ static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c
   __builtin_memset(d.xp + c.N * d.image, 0, (fb_u64)(d.Wq + 4 * kFbConvLanes) * sizeof(float));
   rt->launch(rt->ctx, kernel, fb_direct_rows, c.N * c.groups * d.oblocks * d.tiles, &d);
 }
+// The input gradient of a convolution of stride 1 is the output gradient convolved, padded by
+// (K-1)*d - p, with the kernel turned by 180 degrees and its channel roles swapped: dx[n][c] =
+// sum over o and taps of gy[n][o] * w[o][c][KH-1-kh][KW-1-kw]; a direct convolution like the
+// forward's, after one re-layout of the weights into wt[c][o][taps].
+struct FbTurn { const float* w; float* wt; fb_i64 O, C, taps; };
+static void fb_turn_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: input channels c
+  const FbTurn& t = *(const FbTurn*)data;
+  for (fb_i64 c = begin; c < end; ++c)
+    for (fb_i64 o = 0; o < t.O; ++o)
+      for (fb_i64 k = 0; k < t.taps; ++k) t.wt[(c * t.O + o) * t.taps + k] = t.w[(o * t.C + c) * t.taps + t.taps - 1 - k];
+}
+static bool fb_direct_input_grad_fits(const FbConv& c) {
+  return c.sh == 1 && c.sw == 1 && c.groups == 1 && (c.KH - 1) * c.dh >= c.ph && (c.KW - 1) * c.dw >= c.pw && fb_direct_fits(c);
+}
+// Scratch: the gradient's padded copy (fb_direct_scratch of the turned convolution), then wt;
+// cpp_codegen.cpp's directInputGradScratchFloats mirrors it.
+static void fb_conv_direct_input_grad(const FuseboxRuntime* rt, int kernel, const FbConv& c, float* scratch) {
+  FbConv t{c.x, 0, c.y, c.N, c.O, c.OH, c.OW, c.C, c.KH, c.KW, c.H, c.W, 1, 1, 1,
+           (c.KH - 1) * c.dh - c.ph, (c.KW - 1) * c.dw - c.pw, c.dh, c.dw};
+  fb_i64 Hq, Wq;
+  float* wt = scratch + fb_direct_scratch(t, Hq, Wq);
+  FbTurn turn{c.w, wt, c.O, c.C, c.KH * c.KW};
+  rt->launch(rt->ctx, kernel, fb_turn_rows, c.C, &turn);
+  t.w = wt;
+  fb_conv_direct(rt, kernel, t, scratch);
+}
 
 #if FB_HAVE_CBLAS
 // Convolutions as one sgemm over the whole batch: col[(ci*KH + kh)*KW + kw][n*P + p] holds the
@@ -692,6 +718,10 @@ extern "C" void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int
   float* lay = scratch + CKK * NP;  // [O, N*P]
   if (mode == 0 && fb_direct_fits(c)) {  // 1x1 too: its tiles beat sgemm with its packing
     fb_conv_direct(rt, kernel, c, scratch);
+    return;
+  }
+  if (mode == 1 && fb_direct_input_grad_fits(c)) {
+    fb_conv_direct_input_grad(rt, kernel, c, scratch);
     return;
   }
   // The input gradient of a 1x1 convolution of stride 1 without padding: each dx[n] = W^T @ gy[n]
