@@ -287,10 +287,14 @@ void CudaExecutable::run() {
         break;
       }
       case CudaLaunch::Kind::Conv: {
-        struct {
+        struct {  // the prelude's FbConv
           CUdeviceptr x, w, y;
           int64_t f[16];
-        } p{m.table[l.a], m.table[l.b], m.table[l.c], {}};
+          CUdeviceptr bias, res;
+          int32_t lower, upper;
+          float lo, hi;
+        } p{m.table[l.a], m.table[l.b], m.table[l.c], {}, l.bias < 0 ? 0 : m.table[l.bias], l.residual < 0 ? 0 : m.table[l.residual],
+            l.lower, l.upper, l.lo, l.hi};
         std::memcpy(p.f, l.ints.data(), sizeof p.f);
         void* args[] = {&p};
         launch(l.name, l.grid, 256, args);

@@ -1,5 +1,7 @@
 #include "core/schedule/schedule.h"
 
+#include "core/ir/error.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -309,16 +311,21 @@ private:
   std::string illegal(int ga, int gb, bool* afterCycleTest) const {
     std::vector<int> merged = groups_[ga].nodes;
     merged.insert(merged.end(), groups_[gb].nodes.begin(), groups_[gb].nodes.end());
+    bool withExtern = false;
     for (int id : merged)
-      if (p_.nodes[id].kind == LoopNode::Kind::Extern) return "no fusion across the extern " + externPrim(p_.nodes[id].externOp).qualifiedName();
+      if (p_.nodes[id].kind == LoopNode::Kind::Extern) {
+        withExtern = true;
+        if (!cfg_.convEpilogues) return "no fusion across the extern " + externPrim(p_.nodes[id].externOp).qualifiedName();
+      }
     if (static_cast<int>(merged.size()) > cfg_.maxNodesPerKernel)
       return "kernel size limit (" + std::to_string(cfg_.maxNodesPerKernel) + " nodes)";
     gaveUp_ = false;
     if (reaches(ga, gb, true) || reaches(gb, ga, true))
       return gaveUp_ ? "cycle check gave up after " + std::to_string(kCycleSearchGroups) + " kernels" : kCycle;
     *afterCycleTest = true;
-    Grid g;
     std::string why;
+    if (withExtern) return matchConvEpilogue(p_, merged, readers_, why) ? "" : why;
+    Grid g;
     if (!gridOf(merged, g, why) || !aligned(merged, g, why)) return why;
     if (g.K > 1 && g.M < cfg_.minRowsToAbsorbPointwise)
       for (int id : merged)
@@ -397,7 +404,11 @@ private:
         int ga = groupOf_[c.a], gb = groupOf_[c.b];
         if (ga == gb) continue;
         std::string why = judge(c, ga, gb);
-        FusionDecision d{c.a, c.b, c.kind, why.empty(), why.empty() ? "fused: " + mb(c.score) + " saved" : why, c.score};
+        bool epilogue = p_.nodes[groups_[ga].nodes[0]].kind == LoopNode::Kind::Extern ||  // node 0: the lowest id
+                        p_.nodes[groups_[gb].nodes[0]].kind == LoopNode::Kind::Extern;
+        FusionDecision d{c.a, c.b, c.kind, why.empty(),
+                         why.empty() ? std::string("fused") + (epilogue ? " into the convolution's epilogue" : "") + ": " + mb(c.score) + " saved" : why,
+                         c.score};
         log_[{c.a, c.b, c.kind}] = d;
         if (!why.empty()) continue;
         rerankForMerge(ga, gb);
@@ -442,9 +453,14 @@ private:
       Kernel k;
       k.id = static_cast<int>(s.kernels.size());
       const std::vector<int>& nodes = groups_[gi].nodes;
-      k.isExtern = p_.nodes[nodes[0]].kind == LoopNode::Kind::Extern;
+      k.isExtern = std::any_of(nodes.begin(), nodes.end(), [&](int id) { return p_.nodes[id].kind == LoopNode::Kind::Extern; });
       if (k.isExtern) {
-        k.items.push_back({nodes[0], false});
+        for (int id : nodes) k.items.push_back({id, false});
+        if (nodes.size() > 1) {
+          std::string why;
+          k.epilogue = matchConvEpilogue(p_, nodes, readers_, why);
+          if (!k.epilogue) throw Error("schedule: kernel " + std::to_string(k.id) + "'s epilogue no longer matches: " + why);
+        }
         k.M = p_.nodes[nodes[0]].numel();
         k.name = "extern" + std::to_string(k.id) + "_" + externPrim(p_.nodes[nodes[0]].externOp).prim;
       } else {
@@ -479,7 +495,8 @@ private:
           if (kernelOf[p_.nodes[r].output] != k.id) outside = true;
           else if (perElement && segmentOf[p_.nodes[r].output] != segmentOf[b]) outside = true;
         }
-        (outside || k.isExtern ? k.storedBuffers : k.localBuffers).push_back(b);
+        if (k.isExtern) outside = k.epilogue ? b == k.epilogue->output : true;
+        (outside ? k.storedBuffers : k.localBuffers).push_back(b);
       }
       k.readBuffers.assign(readFromMemory.begin(), readFromMemory.end());
       for (const std::string& b : k.readBuffers) k.bytesRead += bytesReadOf(k, b);

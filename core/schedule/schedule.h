@@ -6,14 +6,18 @@
 // reduced elements); a pointwise node joins as a "full" item (M*K points, one per (m, k)) or a
 // "row" item (M points, one per row). Two nodes fuse when their grids agree, every read of one by
 // the other is at the point being computed (so the value can stay in a register), the merge
-// creates no cycle, no Extern is involved, and the kernel stays under the size limit.
+// creates no cycle, no Extern is involved, and the kernel stays under the size limit. The one
+// exception to the last rule: a conv2d forward absorbs the bias, residual and clamp after it as
+// its epilogue (conv_epilogue.h).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/loopir/loop_ir.h"
+#include "core/schedule/conv_epilogue.h"
 
 namespace fusebox {
 
@@ -24,6 +28,7 @@ struct ScheduleConfig {
   // A grid with fewer rows than this runs on few threads (CPU) or blocks (GPU): large pointwise
   // work (64K elements or more) is not fused into it, so it keeps its own parallel kernel.
   int64_t minRowsToAbsorbPointwise = 64;
+  bool convEpilogues = true;  // a conv2d forward applies the bias, residual and clamp after it
   bool operator==(const ScheduleConfig&) const = default;
 };
 
@@ -52,6 +57,7 @@ struct Kernel {
   std::vector<std::string> storedBuffers;  // buffers it writes to memory
   std::vector<std::string> localBuffers;   // buffers it keeps in registers only
   std::vector<std::string> readBuffers;    // buffers it reads from memory
+  std::optional<ConvEpilogue> epilogue;    // an extern conv2d's fused epilogue (its items after the first)
   int64_t bytesRead = 0, bytesWritten = 0;
 };
 

@@ -57,6 +57,66 @@ TEST(Schedule, NoFusionAcrossExternsAndReasonsAreLogged) {
   }
 }
 
+// A conv2d forward absorbs bias + residual + ReLU/ReLU6 as its epilogue: one extern kernel that
+// stores only the result. The residual added before the bias is another order of additions (not
+// the epilogue's), and a conv output read by two kernels must be stored: both stay separate.
+const Kernel* externWithEpilogue(const Schedule& s, const std::string& output) {
+  for (const Kernel& k : s.kernels)
+    if (k.isExtern && k.epilogue && k.epilogue->output == output) return &k;
+  return nullptr;
+}
+
+TEST(Schedule, ConvAbsorbsBiasResidualAndClampAsItsEpilogue) {
+  LoopProgram p = loopsOfSource(R"(
+model t(x: f32[2, 3, 9, 7], r: f32[2, 4, 9, 7]) {
+  param w: f32[4, 3, 3, 3] = randn(seed=1)
+  param b: f32[4] = randn(seed=2)
+  param w2: f32[4, 3, 3, 3] = randn(seed=4)
+  param w3: f32[4, 3, 3, 3] = randn(seed=5)
+  param w4: f32[4, 3, 3, 3] = randn(seed=6)
+  param bl: f32[4, 1, 1] = randn(seed=3)
+  y = relu(conv2d(x, w, b, padding=[1]) + r)
+  six = minimum(maximum(conv2d(x, w2, b, padding=[1]), 0), 6)
+  late = conv2d(x, w3, padding=[1]) + r + bl
+  raw = conv2d(x, w4, b, padding=[1])
+  return y, six, late, raw * raw, relu(raw)
+})");
+  Schedule s = schedule(p);
+  const Kernel* k = externWithEpilogue(s, p.outputs[0]);
+  ASSERT_NE(k, nullptr) << s.str();
+  EXPECT_FALSE(k->epilogue->bias.empty());
+  EXPECT_EQ(k->epilogue->residual, "r");
+  EXPECT_TRUE(k->epilogue->lower && !k->epilogue->upper && k->epilogue->lo == 0);
+  EXPECT_EQ(k->storedBuffers, std::vector<std::string>{p.outputs[0]});
+  EXPECT_EQ(k->items.size(), 2u) << s.str();  // the conv and its pointwise node (+ b, + r, max 0)
+  const Kernel* six = externWithEpilogue(s, p.outputs[1]);
+  ASSERT_NE(six, nullptr) << s.str();
+  EXPECT_TRUE(six->epilogue->lower && six->epilogue->upper && six->epilogue->hi == 6 && six->epilogue->residual.empty());
+  EXPECT_TRUE(anyDecision(s, true, "fused into the convolution's epilogue"));
+  // late: (conv + r) + bias[o] is not (conv + bias) + r in f32; the conv takes only "+ r".
+  for (const Kernel& kk : s.kernels)
+    if (kk.epilogue && kk.epilogue->output == p.outputs[2]) ADD_FAILURE() << "reordered additions: " << kk.epilogue->str();
+  EXPECT_TRUE(anyDecision(s, false, "more than a bias, a residual and a clamp")) << s.str();
+  // raw feeds two kernels (fused together): the conv's epilogue would have two results to store.
+  EXPECT_TRUE(anyDecision(s, false, "are both read after the convolution's epilogue")) << s.str();
+
+  ScheduleConfig off;
+  off.convEpilogues = false;
+  Schedule plain = schedule(p, off);
+  for (const Kernel& kk : plain.kernels) EXPECT_FALSE(kk.epilogue.has_value());
+  EXPECT_TRUE(anyDecision(plain, false, "no fusion across the extern prims.conv2d"));
+  // Without epilogues the convolution's raw output is stored and read back; with them it is not.
+  auto stores = [](const Schedule& sch, const std::string& buffer) {
+    for (const Kernel& kk : sch.kernels)
+      for (const std::string& b : kk.storedBuffers)
+        if (b == buffer) return true;
+    return false;
+  };
+  const std::string convOut = p.nodes[k->items[0].node].output;
+  EXPECT_TRUE(stores(plain, convOut));
+  EXPECT_FALSE(stores(s, convOut));
+}
+
 TEST(Schedule, ReadsAtAnotherPointDoNotFuse) {
   // e is realized (a matmul reads it) and computed row by row; the column sum reads it column
   // by column: not the point being computed, so it cannot stay in a register.

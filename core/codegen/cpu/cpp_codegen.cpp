@@ -212,12 +212,25 @@ private:
     return "(" + std::string(type) + "*)bufs[" + std::to_string(bufferIndex_.at(b)) + "]";
   }
 
+  // FbConv's epilogue fields: bias, residual, lower, upper, lo, hi (none: all zero by default).
+  std::string epilogueFields(const Kernel& k) {
+    if (!k.epilogue) return "";
+    const ConvEpilogue& e = *k.epilogue;
+    auto opt = [&](const std::string& b) { return b.empty() ? std::string("0") : bufArg(b, "const float"); };
+    return ", " + opt(e.bias) + ", " + opt(e.residual) + ", " + std::to_string(e.lower) + ", " + std::to_string(e.upper) + ", " +
+           literal(e.lo, DType::F32) + ", " + literal(e.hi, DType::F32);
+  }
+
   std::string externFunction(const Kernel& k, GeneratedKernel& gk) {
     const LoopNode& n = p_.nodes[k.items[0].node];
     ExternCall c = describeExtern(p_, n);
     std::ostringstream os;
     gk.rows = 0;  // externs launch their own parallel loops
     os << "\n// " << k.name << ": " << origin(n) << "\n";
+    if (k.epilogue) {
+      os << "// epilogue (" << commentText(k.epilogue->str()) << "):\n";
+      for (size_t i = 1; i < k.items.size(); ++i) os << "//   " << origin(p_.nodes[k.items[i].node]) << "\n";
+    }
     os << "static void " << k.name << "(const FuseboxRuntime* rt, void* const* bufs, float* scratch) {\n";
     auto fields = [&] {
       std::string f;
@@ -240,7 +253,8 @@ private:
         int64_t P = f[7] * f[8];
         int64_t direct = mode == 0 ? directConvScratchFloats(f) : mode == 1 ? directInputGradScratchFloats(f) : 0;
         mod_.scratchBytes[k.id] = std::max(f[1] * f[5] * f[6] * f[0] * P + f[4] * f[0] * P, direct) * 4;
-        os << "  FbConv c{" << in0 << ", " << in1 << ", " << bufArg(c.output) << fields() << "};\n";
+        os << "  FbConv c{" << in0 << ", " << in1 << ", " << bufArg(k.epilogue ? k.epilogue->output : c.output) << fields() << epilogueFields(k)
+           << "};\n";
         // With BLAS, ungrouped convolutions run as one im2col + sgemm over the batch.
         os << "#if FB_HAVE_CBLAS\n";
         if (f[9] == 1) os << "  fb_conv_gemm(rt, " << k.id << ", c, " << mode << ", scratch);\n  return;\n";

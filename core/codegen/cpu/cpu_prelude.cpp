@@ -158,6 +158,9 @@ struct FbMatmul {
 struct FbConv {
   const float* x; const float* w; float* y;  // roles swap for the gradients, see below
   fb_i64 N, C, H, W, O, KH, KW, OH, OW, groups, sh, sw, ph, pw, dh, dw;
+  // The forward's epilogue (core/schedule/conv_epilogue.h), applied as outputs are stored:
+  // y = min(max((conv + bias[o]) + res, lo), hi), each part only where set.
+  const float* bias; const float* res; int lower, upper; float lo, hi;
 };
 struct FbPool {
   const float* x; const float* g; float* y;
@@ -292,6 +295,34 @@ static inline void fb_valid_cols(fb_i64 kw, fb_i64 W, fb_i64 OW, fb_i64 s, fb_i6
 // (padded column col goes to phase col % s), so every tap reads eight contiguous floats with no
 // bounds checks. Taps in the same order as fb_conv_rows, so the same sums.
 typedef float fb_f8 __attribute__((ext_vector_type(8)));
+// A run of `len` outputs of channel o through the forward's epilogue, src to dst (may be the same);
+// res points at the residual of the run's first output. Specialized per part so each loop vectorizes.
+template <bool B, bool R, bool L, bool U>
+static void fb_epilogue_run(const FbConv& c, fb_i64 o, const float* src, const float* __restrict res, float* dst, fb_i64 len) {
+  const float b = B ? c.bias[o] : 0.0f, lo = c.lo, hi = c.hi;
+  for (fb_i64 i = 0; i < len; ++i) {
+    float v = src[i];
+    if (B) v = v + b;
+    if (R) v = v + res[i];
+    if (L) v = fb_max(v, lo);
+    if (U) v = fb_min(v, hi);
+    dst[i] = v;
+  }
+}
+static bool fb_has_epilogue(const FbConv& c) { return c.bias || c.res || c.lower || c.upper; }
+// y + at .. + len of channel o from src (the whole epilogue; src == y + at in place).
+static void fb_conv_epilogue(const FbConv& c, fb_i64 o, fb_i64 at, const float* src, fb_i64 len) {
+  float* dst = c.y + at;
+  const float* res = c.res ? c.res + at : 0;
+  switch ((c.bias ? 8 : 0) | (c.res ? 4 : 0) | (c.lower ? 2 : 0) | (c.upper ? 1 : 0)) {
+#define FB_EPILOGUE_CASE(k) \
+  case k: fb_epilogue_run<(k & 8) != 0, (k & 4) != 0, (k & 2) != 0, (k & 1) != 0>(c, o, src, res, dst, len); break;
+    FB_EPILOGUE_CASE(0) FB_EPILOGUE_CASE(1) FB_EPILOGUE_CASE(2) FB_EPILOGUE_CASE(3) FB_EPILOGUE_CASE(4) FB_EPILOGUE_CASE(5)
+    FB_EPILOGUE_CASE(6) FB_EPILOGUE_CASE(7) FB_EPILOGUE_CASE(8) FB_EPILOGUE_CASE(9) FB_EPILOGUE_CASE(10) FB_EPILOGUE_CASE(11)
+    FB_EPILOGUE_CASE(12) FB_EPILOGUE_CASE(13) FB_EPILOGUE_CASE(14) FB_EPILOGUE_CASE(15)
+#undef FB_EPILOGUE_CASE
+  }
+}
 static const fb_i64 kFbDepthwisePlane = 16384;  // floats of the padded copy, on the stack
 static const fb_i64 kFbDepthwiseTaps = 32;      // widest kernel row
 static fb_i64 fb_depthwise_phase_width(const FbConv& c) {
@@ -355,6 +386,7 @@ static void fb_conv_depthwise_rows(const FbConv& c, fb_i64 begin, fb_i64 end, bo
     if (c.KW == 3) fb_depthwise_plane<3>(c, padded, at, pwidth, wo, y);
     else if (c.KW == 5) fb_depthwise_plane<5>(c, padded, at, pwidth, wo, y);
     else fb_depthwise_plane<0>(c, padded, at, pwidth, wo, y);
+    if (fb_has_epilogue(c)) fb_conv_epilogue(c, o, no * c.OH * c.OW, y, c.OH * c.OW);
   }
 }
 extern "C" void fb_conv_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (n, o)
@@ -383,6 +415,7 @@ extern "C" void fb_conv_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (
             for (fb_i64 ow = lo; ow < hi; ++ow) o[ow] += wv * xr[ow * c.sw];
           }
         }
+    if (fb_has_epilogue(c)) fb_conv_epilogue(c, o, no * c.OH * c.OW, out, c.OH * c.OW);
   }
 }
 // dx: rows (n, input channel); x is the output gradient, y the input gradient.
@@ -525,6 +558,7 @@ template <int MR, int NV>
 static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
   const FbConv& c = *d.c;
   const fb_i64 NR = NV * kFbConvLanes, P = c.OH * c.OW;
+  const bool epilogue = fb_has_epilogue(c);
   float tile[MR * NV * kFbConvLanes] __attribute__((aligned(64)));
   for (fb_i64 r = begin; r < end; ++r) {
     fb_i64 t = d.tileMajor ? r / d.oblocks % d.tiles : r % d.tiles, ob = d.tileMajor ? r % d.oblocks : r / d.tiles % d.oblocks,
@@ -537,8 +571,10 @@ static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
       fb_i64 oh = q / d.Wq, ow = q % d.Wq, rowEnd = oh * d.Wq + c.OW;
       if (ow >= c.OW) { q = (oh + 1) * d.Wq; continue; }
       fb_i64 len = (rowEnd < q0 + NR ? rowEnd : q0 + NR) - q;
-      for (fb_i64 i = ob * MR - o0; i < MR; ++i)
-        __builtin_memcpy(y + i * P + oh * c.OW + ow, tile + i * NR + (q - q0), (fb_u64)len * sizeof(float));
+      for (fb_i64 i = ob * MR - o0; i < MR; ++i) {
+        if (epilogue) fb_conv_epilogue(c, g * d.opg + o0 + i, (y - c.y) + i * P + oh * c.OW + ow, tile + i * NR + (q - q0), len);
+        else __builtin_memcpy(y + i * P + oh * c.OW + ow, tile + i * NR + (q - q0), (fb_u64)len * sizeof(float));
+      }
       q += len;
     }
   }
@@ -711,6 +747,10 @@ static const float* fb_gy_columns(const FuseboxRuntime* rt, int kernel, const Fb
   rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
   return lay;
 }
+static void fb_epilogue_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (n, o), in place
+  const FbConv& c = *(const FbConv*)data;
+  for (fb_i64 no = begin; no < end; ++no) fb_conv_epilogue(c, no % c.O, no * c.OH * c.OW, c.y + no * c.OH * c.OW, c.OH * c.OW);
+}
 // mode 0: y = conv(x, w); 1: dx from (gy in c.x, w); 2: dw from (x, gy in c.w).
 extern "C" void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int mode, float* scratch) {
   fb_i64 P = c.OH * c.OW, NP = c.N * P, CKK = c.C * c.KH * c.KW;
@@ -737,9 +777,11 @@ extern "C" void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int
     FbIm2col a{&c, col, 0};
     rt->launch(rt->ctx, kernel, fb_im2col_rows, CKK, &a);
     fb_gemm(rt, kernel, FbGemm{0, 0, c.O, NP, CKK, c.w, CKK, col, NP, lay, NP});
-    if (lay == c.y) return;
-    FbRelayout r{lay, c.y, c.N, c.O, P, 1};
-    rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
+    if (lay != c.y) {
+      FbRelayout r{lay, c.y, c.N, c.O, P, 1};
+      rt->launch(rt->ctx, kernel, fb_relayout_rows, c.O, &r);
+    }
+    if (fb_has_epilogue(c)) rt->launch(rt->ctx, kernel, fb_epilogue_rows, c.N * c.O, &c);
   } else if (mode == 1) {
     const float* gy = fb_gy_columns(rt, kernel, c, c.x, lay);
     fb_gemm(rt, kernel, FbGemm{1, 0, CKK, NP, c.O, c.w, CKK, gy, NP, col, NP});  // dcol = W^T @ gy'

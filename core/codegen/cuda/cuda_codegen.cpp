@@ -556,7 +556,14 @@ private:
   std::string externLaunch(const Kernel& k, CudaLaunch& l) {
     const LoopNode& n = p_.nodes[k.items[0].node];
     ExternCall c = describeExtern(p_, n);
-    l.c = slot_.at(c.output);
+    l.c = slot_.at(k.epilogue ? k.epilogue->output : c.output);
+    if (k.epilogue) {
+      const ConvEpilogue& e = *k.epilogue;
+      if (!e.bias.empty()) l.bias = slot_.at(e.bias);
+      if (!e.residual.empty()) l.residual = slot_.at(e.residual);
+      l.lower = e.lower, l.upper = e.upper;
+      l.lo = static_cast<float>(e.lo), l.hi = static_cast<float>(e.hi);
+    }
     l.a = slot_.at(c.inputs[0]);
     if (c.inputs.size() > 1) l.b = slot_.at(c.inputs[1]);
     l.ints = c.fields;
@@ -591,7 +598,9 @@ private:
         l.site = n.id;
         break;
     }
-    return "\n// " + k.name + ": " + origin(n) + " -> host launch of " + l.name + "\n";
+    std::string text = "\n// " + k.name + ": " + origin(n) + " -> host launch of " + l.name + "\n";
+    if (k.epilogue) text += "// epilogue (" + commentText(k.epilogue->str()) + ")\n";
+    return text;
   }
 
   const LoopProgram& p_;

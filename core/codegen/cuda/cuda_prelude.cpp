@@ -106,6 +106,8 @@ __device__ T fb_block_reduce(T v, Op op, typename FbSame<T>::type identity, T* s
 struct FbConv {
   const float* x; const float* w; float* y;
   fb_i64 N, C, H, W, O, KH, KW, OH, OW, groups, sh, sw, ph, pw, dh, dw;
+  // The forward's epilogue (core/schedule/conv_epilogue.h): y = min(max((conv + bias[o]) + res, lo), hi).
+  const float* bias; const float* res; int lower, upper; float lo, hi;
 };
 extern "C" __global__ void fb_conv2d(FbConv c) {
   fb_i64 total = c.N * c.O * c.OH * c.OW, cpg = c.C / c.groups, opg = c.O / c.groups;
@@ -122,6 +124,10 @@ extern "C" __global__ void fb_conv2d(FbConv c) {
           acc = fmaf(c.x[((n * c.C + g * cpg + ci) * c.H + ih) * c.W + iw], c.w[((o * cpg + ci) * c.KH + kh) * c.KW + kw], acc);
         }
       }
+    if (c.bias) acc = acc + c.bias[o];
+    if (c.res) acc = acc + c.res[i];
+    if (c.lower) acc = fb_max(acc, c.lo);
+    if (c.upper) acc = fb_min(acc, c.hi);
     c.y[i] = acc;
   }
 }
