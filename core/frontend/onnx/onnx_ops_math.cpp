@@ -255,8 +255,17 @@ void addMathImporters(OnnxImporters& m) {
   m["Clip"] = [](OnnxNode& c) -> OnnxOutputs {
     ValueId x = c.in(0);
     if (c.cx.opset < 11) return {onnxClamp(c, x, c.attrFloat("min", -INFINITY), c.attrFloat("max", INFINITY))};
-    if (c.has(1)) x = c.emit("maximum", {x, c.in(1)});
-    if (c.has(2)) x = c.emit("minimum", {x, c.in(2)});
+    // A constant scalar bound (ReLU6's 0 and 6 are initializers) becomes a literal, so that the
+    // clamp is one the schedule can fuse into a convolution's epilogue; floats only (a double
+    // holds every f32/f16/bf16/f64 exactly, not every int64).
+    auto bound = [&](int i) {
+      auto k = c.cx.constants.find(c.n.input(i));
+      bool literal = k != c.cx.constants.end() && k->second.rank() == 0 && k->second.numel() == 1 && isFloating(c.dtype(x)) &&
+                     k->second.dtype == c.dtype(x);
+      return literal ? c.scalar(k->second.data[0], c.dtype(x)) : c.in(i);
+    };
+    if (c.has(1)) x = c.emit("maximum", {x, bound(1)});
+    if (c.has(2)) x = c.emit("minimum", {x, bound(2)});
     return {x};
   };
   m["BitShift"] = [](OnnxNode& c) -> OnnxOutputs {  // x * 2^y or floor(x / 2^y), in f64 (exact below 2^53)
