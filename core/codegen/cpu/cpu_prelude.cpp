@@ -295,6 +295,29 @@ static inline void fb_valid_cols(fb_i64 kw, fb_i64 W, fb_i64 OW, fb_i64 s, fb_i6
 // (padded column col goes to phase col % s), so every tap reads eight contiguous floats with no
 // bounds checks. Taps in the same order as fb_conv_rows, so the same sums.
 typedef float fb_f8 __attribute__((ext_vector_type(8)));
+// One input row of W floats split by column stride phase: padded column t = iw + pw goes to phase
+// t % s, position t / s; phase q's row starts at dst + q * phaseStride. Stride 2 (most strided
+// convolutions and pools) deinterleaves 16 floats at a time instead of a scalar gather.
+static void fb_split_row(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i64 s, float* __restrict dst, fb_i64 phaseStride) {
+  if (s == 1) {
+    __builtin_memcpy(dst + pw, src, (fb_u64)W * sizeof(float));
+    return;
+  }
+  fb_i64 iw = 0;
+  if (s == 2) {
+    if (pw & 1) dst[phaseStride + pw / 2] = src[0], iw = 1;  // from here on iw + pw is even
+    for (; iw + 16 <= W; iw += 16) {
+      fb_f8 a, b;
+      __builtin_memcpy(&a, src + iw, sizeof a);
+      __builtin_memcpy(&b, src + iw + 8, sizeof b);
+      fb_f8 even = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14), odd = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+      fb_i64 j = (iw + pw) / 2;
+      __builtin_memcpy(dst + j, &even, sizeof even);
+      __builtin_memcpy(dst + phaseStride + j, &odd, sizeof odd);
+    }
+  }
+  for (; iw < W; ++iw) dst[((iw + pw) % s) * phaseStride + (iw + pw) / s] = src[iw];
+}
 // A run of `len` outputs of channel o through the forward's epilogue, src to dst (may be the same);
 // res points at the residual of the run's first output. Specialized per part so each loop vectorizes.
 template <bool B, bool R, bool L, bool U>
@@ -368,14 +391,8 @@ static void fb_conv_depthwise_rows(const FbConv& c, fb_i64 begin, fb_i64 end, bo
   for (fb_i64 no = begin; no < end; ++no) {
     fb_i64 n = no / c.O, o = no % c.O;
     const float* xin = c.x + (n * c.C + o / opg) * c.H * c.W;
-    for (fb_i64 q = 0; q < s; ++q) {  // phase q position j holds input column q - pw + j*s; the rest stays 0
-      fb_i64 j0 = c.pw > q ? (c.pw - q + s - 1) / s : 0, j1 = (c.W + c.pw - q + s - 1) / s;
-      for (fb_i64 ih = 0; ih < c.H; ++ih) {
-        float* __restrict dst = padded + (q * Hp + ih + c.ph) * pwidth;
-        const float* __restrict src = xin + ih * c.W + q - c.pw;
-        for (fb_i64 j = j0; j < j1; ++j) dst[j] = src[j * s];
-      }
-    }
+    for (fb_i64 ih = 0; ih < c.H; ++ih)  // the padding around stays 0
+      fb_split_row(xin + ih * c.W, c.W, c.pw, s, padded + (ih + c.ph) * pwidth, Hp * pwidth);
     const float* wo = c.w + o * c.KH * c.KW;
     float turned[kFbDepthwiseTaps * kFbDepthwiseTaps];
     if (flip) {
@@ -521,14 +538,8 @@ static void fb_direct_pad_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows:
     __builtin_memset(dst, 0, (fb_u64)d.chan * sizeof(float));
     const float* x = c.x + pl * c.H * c.W;
     for (fb_i64 ih = 0; ih < c.H; ++ih) {
-      fb_i64 r = ih + c.ph;
-      for (fb_i64 q = 0; q < c.sw; ++q) {  // column phase q, position j: input column q - pw + j*sw
-        fb_i64 j0 = c.pw > q ? (c.pw - q + c.sw - 1) / c.sw : 0, j1 = (c.W + c.pw - q + c.sw - 1) / c.sw;
-        float* __restrict o = dst + ((r % c.sh) * c.sw + q) * plane + (r / c.sh) * d.Wq;
-        const float* __restrict src = x + ih * c.W + q - c.pw;
-        if (c.sw == 1) __builtin_memcpy(o + j0, src + j0, (fb_u64)(j1 - j0) * sizeof(float));
-        else for (fb_i64 j = j0; j < j1; ++j) o[j] = src[j * c.sw];
-      }
+      fb_i64 r = ih + c.ph;  // row phase r % sh, column phases after it
+      fb_split_row(x + ih * c.W, c.W, c.pw, c.sw, dst + (r % c.sh) * c.sw * plane + (r / c.sh) * d.Wq, plane);
     }
   }
 }
@@ -842,14 +853,7 @@ static void fb_pool_forward_phases(const FbPool& p, fb_i64 pl, float* padded) {
   float fill = mx ? -__builtin_inff() : 0.0f, count = (float)(p.kh * p.kw);
   for (fb_i64 i = 0; i < s * Hp * pwidth; ++i) padded[i] = fill;
   const float* x = p.x + pl * p.H * p.W;
-  for (fb_i64 q = 0; q < s; ++q) {  // phase q position j holds input column q - pw + j*s
-    fb_i64 j0 = p.pw > q ? (p.pw - q + s - 1) / s : 0, j1 = (p.W + p.pw - q + s - 1) / s;
-    for (fb_i64 ih = 0; ih < p.H; ++ih) {
-      float* __restrict dst = padded + (q * Hp + ih + p.ph) * pwidth;
-      const float* __restrict src = x + ih * p.W + q - p.pw;
-      for (fb_i64 j = j0; j < j1; ++j) dst[j] = src[j * s];
-    }
-  }
+  for (fb_i64 ih = 0; ih < p.H; ++ih) fb_split_row(x + ih * p.W, p.W, p.pw, s, padded + (ih + p.ph) * pwidth, Hp * pwidth);
   for (fb_i64 oh = 0; oh < p.OH; ++oh) {
     float* __restrict o = p.y + (pl * p.OH + oh) * p.OW;
     for (fb_i64 ow = 0; ow < p.OW; ++ow) o[ow] = fill;
