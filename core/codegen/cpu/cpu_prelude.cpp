@@ -473,9 +473,57 @@ extern "C" void fb_conv_input_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
   }
 }
 // dw: rows (o, ci); x is the input, w the output gradient, y the weight gradient.
+// Depthwise weight gradients (rows o, one input channel each): each image's input plane copied
+// as the forward's (zero-padded, split by column phase), then every tap's sum of input times
+// output gradient eight output columns at a time (the scalar loop's float sum cannot vectorize),
+// the row's last OW % 8 columns in a scalar sum.
+static void fb_depthwise_weight_grad_rows(const FbConv& c, fb_i64 begin, fb_i64 end) {
+  fb_i64 opg = c.O / c.groups, s = c.sw, Hp = c.H + 2 * c.ph, pwidth = fb_depthwise_phase_width(c), taps = c.KH * c.KW;
+  fb_i64 at[kFbDepthwiseTaps];
+  for (fb_i64 kw = 0; kw < c.KW; ++kw) at[kw] = (kw * c.dw % s) * Hp * pwidth + kw * c.dw / s;
+  float padded[kFbDepthwisePlane];
+  for (fb_i64 i = 0; i < s * Hp * pwidth; ++i) padded[i] = 0.0f;
+  fb_f8 acc[kFbDepthwiseTaps * kFbDepthwiseTaps];
+  float tail[kFbDepthwiseTaps * kFbDepthwiseTaps];
+  fb_i64 full = c.OW / 8 * 8;
+  for (fb_i64 o = begin; o < end; ++o) {
+    for (fb_i64 t = 0; t < taps; ++t) acc[t] = 0.0f, tail[t] = 0.0f;
+    for (fb_i64 n = 0; n < c.N; ++n) {
+      const float* xin = c.x + (n * c.C + o / opg) * c.H * c.W;
+      for (fb_i64 ih = 0; ih < c.H; ++ih) fb_split_row(xin + ih * c.W, c.W, c.pw, s, padded + (ih + c.ph) * pwidth, Hp * pwidth);
+      const float* gy = c.w + (n * c.O + o) * c.OH * c.OW;
+      for (fb_i64 kh = 0; kh < c.KH; ++kh)
+        for (fb_i64 kw = 0; kw < c.KW; ++kw) {
+          fb_f8 a = acc[kh * c.KW + kw];
+          float sc = tail[kh * c.KW + kw];
+          for (fb_i64 oh = 0; oh < c.OH; ++oh) {
+            const float* rp = padded + (oh * c.sh + kh * c.dh) * pwidth + at[kw];
+            const float* g = gy + oh * c.OW;
+            for (fb_i64 ow = 0; ow < full; ow += 8) {
+              fb_f8 v, gv;
+              __builtin_memcpy(&v, rp + ow, sizeof v);
+              __builtin_memcpy(&gv, g + ow, sizeof gv);
+              a += v * gv;
+            }
+            for (fb_i64 ow = full; ow < c.OW; ++ow) sc += rp[ow] * g[ow];
+          }
+          acc[kh * c.KW + kw] = a;
+          tail[kh * c.KW + kw] = sc;
+        }
+    }
+    for (fb_i64 t = 0; t < taps; ++t) {
+      fb_f8 a = acc[t];
+      c.y[o * taps + t] = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7])) + tail[t];
+    }
+  }
+}
 extern "C" void fb_conv_weight_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
   const FbConv& c = *(const FbConv*)data;
   fb_i64 cpg = c.C / c.groups, opg = c.O / c.groups;
+  if (cpg == 1 && fb_depthwise_fits(c)) {
+    fb_depthwise_weight_grad_rows(c, begin, end);
+    return;
+  }
   for (fb_i64 oc = begin; oc < end; ++oc) {
     fb_i64 o = oc / cpg, ci = oc % cpg, g = o / opg;
     for (fb_i64 kh = 0; kh < c.KH; ++kh)
