@@ -194,6 +194,31 @@ private:
     return true;
   }
 
+  // A horizontal pair saves the second read of a buffer both sides read only where they read it
+  // at the same point of the grid; read elsewhere (a transposed copy beside the original), the
+  // merged kernel reads it twice anyway, and the common grid scrambles the indices of one side
+  // (its loads stop being linear in k: no vector loads).
+  bool readAtOnePoint(const std::vector<int>& a, const std::vector<int>& b, const Grid& g, std::string& why) const {
+    auto points = [&](const std::vector<int>& nodes) {
+      std::vector<std::pair<std::string, IndexExpr>> out;
+      for (int id : nodes) {
+        const LoopNode& n = p_.nodes[id];
+        if (!n.body) continue;
+        std::vector<std::pair<std::string, IndexExpr>> loads;
+        n.body->collectLoads(loads);
+        auto vars = kernelVarMap(n, g.row.at(id), g.M, g.K);
+        for (auto& [buf, idx] : loads) out.emplace_back(buf, idx.substitute(vars));
+      }
+      return out;
+    };
+    auto pa = points(a), pb = points(b);
+    for (const auto& x : pa)
+      for (const auto& y : pb)
+        if (x.first == y.first && x.second == y.second && !x.second.variables().empty()) return true;  // not a scalar
+    why = "no read is shared: the two sides read their common inputs at different points";
+    return false;
+  }
+
   // Whether group `to` is reachable from `from` (through another group when skipDirect). True
   // also when the search visits more than kCycleSearchGroups groups without an answer: not
   // fusing is always correct, and the search stays bounded on huge graphs.
@@ -308,7 +333,7 @@ private:
 
   // Why two groups may not fuse, or "" when they may; *afterCycleTest: the reason was found
   // after the cycle test passed.
-  std::string illegal(int ga, int gb, bool* afterCycleTest) const {
+  std::string illegal(int ga, int gb, bool* afterCycleTest, bool horizontal = false) const {
     std::vector<int> merged = groups_[ga].nodes;
     merged.insert(merged.end(), groups_[gb].nodes.begin(), groups_[gb].nodes.end());
     bool withExtern = false;
@@ -327,6 +352,7 @@ private:
     if (withExtern) return matchConvEpilogue(p_, merged, readers_, why) ? "" : why;
     Grid g;
     if (!gridOf(merged, g, why) || !aligned(merged, g, why)) return why;
+    if (horizontal && !readAtOnePoint(groups_[ga].nodes, groups_[gb].nodes, g, why)) return why;
     if (g.K > 1 && g.M < cfg_.minRowsToAbsorbPointwise)
       for (int id : merged)
         if (p_.nodes[id].kind == LoopNode::Kind::Pointwise && !g.row.at(id) && p_.nodes[id].numel() >= (1 << 16))
@@ -392,7 +418,7 @@ private:
       return log_.at(key).reason;
     }
     bool afterCycleTest = false;
-    std::string why = illegal(ga, gb, &afterCycleTest);
+    std::string why = illegal(ga, gb, &afterCycleTest, c.kind == "horizontal");
     if (!why.empty()) rejected_[key] = Rejection{ga, gb, version_[ga], version_[gb], afterCycleTest};
     return why;
   }

@@ -141,6 +141,18 @@ model t(x: f32[64, 32]) {
   EXPECT_TRUE(anyDecision(s, true, "saved"));
 }
 
+TEST(Schedule, SiblingsReadingOtherPointsStayApart) {
+  // GELU of x and GELU of its transpose (ConvNeXt's backward recomputes both): x is read at
+  // another point by each, so one kernel would read it twice anyway and scramble one side's
+  // indices. Both also read the scalar c at [0], which is no reason to fuse.
+  Schedule s = schedule(loopsOfSource(R"(
+model t(x: f32[24, 56, 40], c: f32[]) {
+  return exp(x) * c, exp(permute(x, [0, 2, 1])) * c
+})"));
+  EXPECT_EQ(s.kernels.size(), 2u) << s.str();
+  EXPECT_TRUE(anyDecision(s, false, "no read is shared")) << s.str();
+}
+
 TEST(Schedule, SoftmaxRowsFuseIntoOneKernel) {
   Schedule s = schedule(loopsOfSource("model s(x: f32[16, 1000]) { return softmax(x, -1) }"));
   ASSERT_EQ(s.kernels.size(), 1u) << s.str();
