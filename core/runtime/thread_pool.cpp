@@ -4,6 +4,13 @@
 
 namespace fusebox {
 
+namespace {
+// next_ holds the job's generation (high 32 bits) and its next chunk (low 32 bits): a worker that
+// woke for an earlier job fails to claim anything of a later one.
+constexpr uint64_t kChunkBits = 32;
+constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkBits) - 1;
+}  // namespace
+
 ThreadPool::ThreadPool(unsigned threads) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
@@ -18,13 +25,19 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-// The job is passed by value, read under the lock: a late worker never reads fields the caller
-// is rewriting for the next job.
-void ThreadPool::runChunks(const std::function<void(int64_t, int64_t)>* body, int64_t n, int64_t chunk) {
+// Claims and runs chunks of job `generation` until none is left or another job has started. Each
+// finished chunk is counted; the caller waits for the count, not for the workers, so a worker
+// still asleep when the caller has done every chunk costs nothing.
+void ThreadPool::runChunks(uint32_t generation, const std::function<void(int64_t, int64_t)>* body, int64_t n,
+                           int64_t chunk, int64_t chunks) {
+  uint64_t v = next_.load();
   for (;;) {
-    int64_t begin = next_.fetch_add(chunk);
-    if (begin >= n) break;
+    if ((v >> kChunkBits) != generation || static_cast<int64_t>(v & kChunkMask) >= chunks) return;
+    if (!next_.compare_exchange_weak(v, v + 1)) continue;
+    int64_t begin = static_cast<int64_t>(v & kChunkMask) * chunk;
     (*body)(begin, std::min(n, begin + chunk));
+    if (finished_.fetch_add(1) + 1 == chunks) finished_.notify_all();
+    v = next_.load();
   }
 }
 
@@ -32,19 +45,15 @@ void ThreadPool::work() {
   uint64_t seen = 0;
   for (;;) {
     const std::function<void(int64_t, int64_t)>* body;
-    int64_t n, chunk;
+    int64_t n, chunk, chunks;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
       if (stop_) return;
       seen = generation_;
-      body = body_, n = n_, chunk = chunk_;
+      body = body_, n = n_, chunk = chunk_, chunks = chunks_;
     }
-    runChunks(body, n, chunk);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (++finished_ == workers_.size()) done_.notify_all();
-    }
+    runChunks(static_cast<uint32_t>(seen), body, n, chunk, chunks);
   }
 }
 
@@ -54,21 +63,24 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
     body(0, n);
     return;
   }
+  int64_t chunk = std::max<int64_t>({1, n / (static_cast<int64_t>(size()) * 4), n >> 30});  // chunks < 2^31
+  int64_t chunks = (n + chunk - 1) / chunk;
+  uint32_t generation;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     body_ = &body;
     n_ = n;
-    chunk_ = std::max<int64_t>(1, n / (static_cast<int64_t>(size()) * 4));
-    next_ = 0;
-    finished_ = 0;
-    ++generation_;
+    chunk_ = chunk;
+    chunks_ = chunks;
+    generation = static_cast<uint32_t>(++generation_);
+    finished_.store(0);
+    next_.store(static_cast<uint64_t>(generation) << kChunkBits);
   }
   wake_.notify_all();
-  runChunks(&body, n, chunk_);
-  std::unique_lock<std::mutex> lock(mutex_);
-  // Every worker must have finished this job before the next one reuses next_: a worker that
-  // woke late would otherwise take chunks of the next job with this job's body.
-  done_.wait(lock, [&] { return finished_ == workers_.size(); });
+  runChunks(generation, &body, n, chunk, chunks);
+  // Only chunks a worker claimed can still be running; once all are counted, no worker touches
+  // this job again (its claims fail on the generation).
+  for (int64_t done = finished_.load(); done != chunks; done = finished_.load()) finished_.wait(done);
 }
 
 }  // namespace fusebox

@@ -24,15 +24,16 @@ public:
 
 private:
   void work();
-  void runChunks(const std::function<void(int64_t, int64_t)>* body, int64_t n, int64_t chunk);
+  void runChunks(uint32_t generation, const std::function<void(int64_t, int64_t)>* body, int64_t n, int64_t chunk,
+                 int64_t chunks);
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   const std::function<void(int64_t, int64_t)>* body_ = nullptr;
-  int64_t n_ = 0, chunk_ = 1;
-  std::atomic<int64_t> next_{0};
-  size_t finished_ = 0;  // workers done with the current job
+  int64_t n_ = 0, chunk_ = 1, chunks_ = 0;
+  std::atomic<uint64_t> next_{0};       // the job's generation, then its next unclaimed chunk
+  std::atomic<int64_t> finished_{0};    // chunks of the current job done
   uint64_t generation_ = 0;
   bool stop_ = false;
 };
