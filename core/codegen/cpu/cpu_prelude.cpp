@@ -296,24 +296,34 @@ static inline void fb_valid_cols(fb_i64 kw, fb_i64 W, fb_i64 OW, fb_i64 s, fb_i6
 // bounds checks. Taps in the same order as fb_conv_rows, so the same sums.
 typedef float fb_f8 __attribute__((ext_vector_type(8)));
 // One input row of W floats split by column stride phase: padded column t = iw + pw goes to phase
-// t % s, position t / s; phase q's row starts at dst + q * phaseStride. Stride 2 (most strided
-// convolutions and pools) deinterleaves 16 floats at a time instead of a scalar gather.
+// t % s, position t / s; phase q's row starts at dst + q * phaseStride. Strides 2 (most strided
+// convolutions and pools) and 4 (patchify stems) deinterleave 8 * s floats at a time with
+// shuffles instead of a scalar gather.
 static void fb_split_row(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i64 s, float* __restrict dst, fb_i64 phaseStride) {
   if (s == 1) {
     __builtin_memcpy(dst + pw, src, (fb_u64)W * sizeof(float));
     return;
   }
   fb_i64 iw = 0;
-  if (s == 2) {
-    if (pw & 1) dst[phaseStride + pw / 2] = src[0], iw = 1;  // from here on iw + pw is even
-    for (; iw + 16 <= W; iw += 16) {
-      fb_f8 a, b;
-      __builtin_memcpy(&a, src + iw, sizeof a);
-      __builtin_memcpy(&b, src + iw + 8, sizeof b);
-      fb_f8 even = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14), odd = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
-      fb_i64 j = (iw + pw) / 2;
-      __builtin_memcpy(dst + j, &even, sizeof even);
-      __builtin_memcpy(dst + phaseStride + j, &odd, sizeof odd);
+  if (s == 2 || s == 4) {  // scalar until iw + pw is a multiple of s, then 8 positions per phase at once
+    for (; iw < W && (iw + pw) % s; ++iw) dst[((iw + pw) % s) * phaseStride + (iw + pw) / s] = src[iw];
+    for (; iw + 8 * s <= W; iw += 8 * s) {
+      fb_f8 v[4], even[2], odd[2];
+      for (fb_i64 i = 0; i < s; ++i) __builtin_memcpy(&v[i], src + iw + 8 * i, sizeof v[i]);
+      for (fb_i64 i = 0; i < s / 2; ++i) {  // deinterleave pairs of vectors: stride 2
+        even[i] = __builtin_shufflevector(v[2 * i], v[2 * i + 1], 0, 2, 4, 6, 8, 10, 12, 14);
+        odd[i] = __builtin_shufflevector(v[2 * i], v[2 * i + 1], 1, 3, 5, 7, 9, 11, 13, 15);
+      }
+      fb_i64 j = (iw + pw) / s;
+      if (s == 2) {
+        __builtin_memcpy(dst + j, &even[0], sizeof(fb_f8));
+        __builtin_memcpy(dst + phaseStride + j, &odd[0], sizeof(fb_f8));
+        continue;
+      }
+      fb_f8 phase[4] = {  // deinterleaving the stride-2 halves again: stride 4
+          __builtin_shufflevector(even[0], even[1], 0, 2, 4, 6, 8, 10, 12, 14), __builtin_shufflevector(odd[0], odd[1], 0, 2, 4, 6, 8, 10, 12, 14),
+          __builtin_shufflevector(even[0], even[1], 1, 3, 5, 7, 9, 11, 13, 15), __builtin_shufflevector(odd[0], odd[1], 1, 3, 5, 7, 9, 11, 13, 15)};
+      for (fb_i64 q = 0; q < 4; ++q) __builtin_memcpy(dst + q * phaseStride + j, &phase[q], sizeof(fb_f8));
     }
   }
   for (; iw < W; ++iw) dst[((iw + pw) % s) * phaseStride + (iw + pw) / s] = src[iw];
