@@ -241,6 +241,8 @@ private:
     switch (c.kind) {
       case ExternKind::Matmul:
         if (c.transB) mod_.scratchBytes[k.id] = c.batch * c.k * c.m * 4;
+        if (c.batch == 1 && !c.transA && !c.transB)  // fb_matmul runs it as a 1x1 direct convolution of B
+          mod_.scratchBytes[k.id] = directConvScratchFloats({1, c.k, 1, c.m, c.n, 1, 1, 1, c.m, 1, 1, 1, 0, 0, 1, 1}) * 4;
         os << "  fb_matmul(rt, " << k.id << ", FbMatmul{" << in0 << ", " << in1 << ", " << bufArg(c.output) << ", " << c.batch << ", "
            << c.n << ", " << c.k << ", " << c.m << ", " << c.transA << ", " << c.transB << "}, scratch);\n";
         break;
