@@ -29,7 +29,7 @@ private:
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
-  std::condition_variable wake_, done_;
+  std::condition_variable wake_;
   const std::function<void(int64_t, int64_t)>* body_ = nullptr;
   int64_t n_ = 0, chunk_ = 1, chunks_ = 0;
   std::atomic<uint64_t> next_{0};       // the job's generation, then its next unclaimed chunk

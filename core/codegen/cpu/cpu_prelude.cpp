@@ -400,19 +400,31 @@ static bool fb_depthwise_fits(const FbConv& c) {
   return c.C == c.groups && c.KW <= kFbDepthwiseTaps && c.KH <= kFbDepthwiseTaps &&
          c.sw * (c.H + 2 * c.ph) * fb_depthwise_phase_width(c) <= kFbDepthwisePlane;
 }
+// The zero-padded, phase-split copy of one input plane that the depthwise forward and weight
+// gradient read, and where tap kw of output column 0 reads in it, from its row's start.
+struct FbDepthwisePlane {
+  fb_i64 s, Hp, pwidth;
+  fb_i64 at[kFbDepthwiseTaps];
+  float padded[kFbDepthwisePlane];
+  explicit FbDepthwisePlane(const FbConv& c) : s(c.sw), Hp(c.H + 2 * c.ph), pwidth(fb_depthwise_phase_width(c)) {
+    for (fb_i64 kw = 0; kw < c.KW; ++kw) at[kw] = (kw * c.dw % s) * Hp * pwidth + kw * c.dw / s;
+    for (fb_i64 i = 0; i < s * Hp * pwidth; ++i) padded[i] = 0.0f;  // the padding stays 0 plane after plane
+  }
+  void load(const FbConv& c, const float* xin) {
+    for (fb_i64 ih = 0; ih < c.H; ++ih) fb_split_row(xin + ih * c.W, c.W, c.pw, s, padded + (ih + c.ph) * pwidth, Hp * pwidth);
+  }
+};
 // `flip`: the kernel turned by 180 degrees (the input gradient of a stride-1 depthwise convolution
 // is the output gradient convolved with it).
 static void fb_conv_depthwise_rows(const FbConv& c, fb_i64 begin, fb_i64 end, bool flip) {
-  fb_i64 opg = c.O / c.groups, s = c.sw, Hp = c.H + 2 * c.ph, pwidth = fb_depthwise_phase_width(c);
-  fb_i64 at[kFbDepthwiseTaps];  // where tap kw of output column 0 reads, from its row's start
-  for (fb_i64 kw = 0; kw < c.KW; ++kw) at[kw] = (kw * c.dw % s) * Hp * pwidth + kw * c.dw / s;
-  float padded[kFbDepthwisePlane];
-  for (fb_i64 i = 0; i < s * Hp * pwidth; ++i) padded[i] = 0.0f;
+  fb_i64 opg = c.O / c.groups;
+  FbDepthwisePlane plane(c);
+  const float* padded = plane.padded;
+  const fb_i64* at = plane.at;
+  fb_i64 pwidth = plane.pwidth;
   for (fb_i64 no = begin; no < end; ++no) {
     fb_i64 n = no / c.O, o = no % c.O;
-    const float* xin = c.x + (n * c.C + o / opg) * c.H * c.W;
-    for (fb_i64 ih = 0; ih < c.H; ++ih)  // the padding around stays 0
-      fb_split_row(xin + ih * c.W, c.W, c.pw, s, padded + (ih + c.ph) * pwidth, Hp * pwidth);
+    plane.load(c, c.x + (n * c.C + o / opg) * c.H * c.W);
     const float* wo = c.w + o * c.KH * c.KW;
     float turned[kFbDepthwiseTaps * kFbDepthwiseTaps];
     if (flip) {
@@ -498,19 +510,18 @@ extern "C" void fb_conv_input_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
 // output gradient eight output columns at a time (the scalar loop's float sum cannot vectorize),
 // the row's last OW % 8 columns in a scalar sum.
 static void fb_depthwise_weight_grad_rows(const FbConv& c, fb_i64 begin, fb_i64 end) {
-  fb_i64 opg = c.O / c.groups, s = c.sw, Hp = c.H + 2 * c.ph, pwidth = fb_depthwise_phase_width(c), taps = c.KH * c.KW;
-  fb_i64 at[kFbDepthwiseTaps];
-  for (fb_i64 kw = 0; kw < c.KW; ++kw) at[kw] = (kw * c.dw % s) * Hp * pwidth + kw * c.dw / s;
-  float padded[kFbDepthwisePlane];
-  for (fb_i64 i = 0; i < s * Hp * pwidth; ++i) padded[i] = 0.0f;
+  fb_i64 opg = c.O / c.groups, taps = c.KH * c.KW;
+  FbDepthwisePlane plane(c);
+  const float* padded = plane.padded;
+  const fb_i64* at = plane.at;
+  fb_i64 pwidth = plane.pwidth;
   fb_f8 acc[kFbDepthwiseTaps * kFbDepthwiseTaps];
   float tail[kFbDepthwiseTaps * kFbDepthwiseTaps];
   fb_i64 full = c.OW / 8 * 8;
   for (fb_i64 o = begin; o < end; ++o) {
     for (fb_i64 t = 0; t < taps; ++t) acc[t] = 0.0f, tail[t] = 0.0f;
     for (fb_i64 n = 0; n < c.N; ++n) {
-      const float* xin = c.x + (n * c.C + o / opg) * c.H * c.W;
-      for (fb_i64 ih = 0; ih < c.H; ++ih) fb_split_row(xin + ih * c.W, c.W, c.pw, s, padded + (ih + c.ph) * pwidth, Hp * pwidth);
+      plane.load(c, c.x + (n * c.C + o / opg) * c.H * c.W);
       const float* gy = c.w + (n * c.O + o) * c.OH * c.OW;
       for (fb_i64 kh = 0; kh < c.KH; ++kh)
         for (fb_i64 kw = 0; kw < c.KW; ++kw) {
