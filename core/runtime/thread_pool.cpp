@@ -9,6 +9,13 @@ namespace {
 // woke for an earlier job fails to claim anything of a later one.
 constexpr uint64_t kChunkBits = 32;
 constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkBits) - 1;
+constexpr int kSpinsBeforeSleep = 20000;  // pause instructions: ~0.1-0.5 ms
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
 }  // namespace
 
 ThreadPool::ThreadPool(unsigned threads) {
@@ -25,18 +32,23 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-// Claims and runs chunks of job `generation` until none is left or another job has started. Each
-// finished chunk is counted; the caller waits for the count, not for the workers, so a worker
-// still asleep when the caller has done every chunk costs nothing.
+// Claims and runs chunks of job `generation` until none is left or another job has started.
+// Guided: each claim takes a share of what is left (units left / (2 x threads), at least one unit),
+// so a worker that wakes late still finds work, and the last chunks are small enough that neither
+// thread waits long for the other. Finished units are counted; the caller waits for the count, not
+// for the workers, so a worker still asleep when the caller has done everything costs nothing.
 void ThreadPool::runChunks(uint32_t generation, const std::function<void(int64_t, int64_t)>* body, int64_t n,
                            int64_t chunk, int64_t chunks) {
+  const int64_t share = 2 * static_cast<int64_t>(size());
   uint64_t v = next_.load();
   for (;;) {
-    if ((v >> kChunkBits) != generation || static_cast<int64_t>(v & kChunkMask) >= chunks) return;
-    if (!next_.compare_exchange_weak(v, v + 1)) continue;
-    int64_t begin = static_cast<int64_t>(v & kChunkMask) * chunk;
-    (*body)(begin, std::min(n, begin + chunk));
-    if (finished_.fetch_add(1) + 1 == chunks) finished_.notify_all();
+    if ((v >> kChunkBits) != generation) return;
+    int64_t first = static_cast<int64_t>(v & kChunkMask), left = chunks - first;
+    if (left <= 0) return;
+    int64_t take = std::max<int64_t>(1, left / share);
+    if (!next_.compare_exchange_weak(v, v + static_cast<uint64_t>(take))) continue;
+    (*body)(first * chunk, std::min(n, (first + take) * chunk));
+    if (finished_.fetch_add(take) + take == chunks) finished_.notify_all();
     v = next_.load();
   }
 }
@@ -63,7 +75,7 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
     body(0, n);
     return;
   }
-  int64_t chunk = std::max<int64_t>({1, n / (static_cast<int64_t>(size()) * 4), n >> 30});  // chunks < 2^31
+  int64_t chunk = std::max<int64_t>(1, n >> 30);  // the unit claims count in: fewer than 2^31 of them
   int64_t chunks = (n + chunk - 1) / chunk;
   uint32_t generation;
   {
@@ -79,7 +91,12 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
   wake_.notify_all();
   runChunks(generation, &body, n, chunk, chunks);
   // Only chunks a worker claimed can still be running; once all are counted, no worker touches
-  // this job again (its claims fail on the generation).
+  // this job again (its claims fail on the generation). Those end close together (guided chunks):
+  // spin for them rather than sleep, since a sleeping vCPU takes tens of microseconds to wake
+  // (measured: 2x128x28x28 3x3 convolution, 2 threads, 0.79 -> 0.64 ms). The workers still sleep
+  // between jobs (passive waiting); onnxruntime's caller spins the same way at a section's end.
+  for (int spin = 0; spin < kSpinsBeforeSleep && finished_.load(std::memory_order_acquire) != chunks; ++spin)
+    cpuRelax();
   for (int64_t done = finished_.load(); done != chunks; done = finished_.load()) finished_.wait(done);
 }
 

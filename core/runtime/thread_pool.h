@@ -31,9 +31,9 @@ private:
   std::mutex mutex_;
   std::condition_variable wake_;
   const std::function<void(int64_t, int64_t)>* body_ = nullptr;
-  int64_t n_ = 0, chunk_ = 1, chunks_ = 0;
-  std::atomic<uint64_t> next_{0};       // the job's generation, then its next unclaimed chunk
-  std::atomic<int64_t> finished_{0};    // chunks of the current job done
+  int64_t n_ = 0, chunk_ = 1, chunks_ = 0;  // rows, rows per unit, units
+  std::atomic<uint64_t> next_{0};       // the job's generation, then its first unclaimed unit (chunk_ rows)
+  std::atomic<int64_t> finished_{0};    // units of the current job done
   uint64_t generation_ = 0;
   bool stop_ = false;
 };

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <functional>
 #include <vector>
 
@@ -44,4 +46,27 @@ TEST(ThreadPool, NoChunkOfAJobRunsWithAnotherJobsBody) {
   for (int j = 0; j < jobs; ++j) pool.parallelFor(n, bodies[j]);
   for (int j = 0; j < jobs; ++j)
     for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[j][static_cast<size_t>(i)].load(), 1) << "job " << j << " index " << i;
+}
+
+// Guided claims: each chunk is a share of what was left, so chunks shrink from the first to the
+// last (ordered by where they start), whichever thread claimed them, and the last is one row.
+TEST(ThreadPool, ChunksShrinkTowardTheEnd) {
+  ThreadPool pool(2);
+  for (int64_t n : {5, 97, 1000}) {
+    std::mutex m;
+    std::vector<std::pair<int64_t, int64_t>> chunks;
+    pool.parallelFor(n, [&](int64_t b, int64_t e) {
+      std::lock_guard<std::mutex> lock(m);
+      chunks.emplace_back(b, e);
+    });
+    std::sort(chunks.begin(), chunks.end());
+    ASSERT_FALSE(chunks.empty());
+    EXPECT_LE(chunks.front().second - chunks.front().first, std::max<int64_t>(1, n / 4)) << "n=" << n;
+    for (size_t i = 1; i < chunks.size(); ++i) {
+      EXPECT_EQ(chunks[i].first, chunks[i - 1].second) << "n=" << n;
+      EXPECT_LE(chunks[i].second - chunks[i].first, chunks[i - 1].second - chunks[i - 1].first) << "n=" << n;
+    }
+    EXPECT_EQ(chunks.back().second, n);
+    EXPECT_EQ(chunks.back().second - chunks.back().first, 1) << "n=" << n;
+  }
 }

@@ -658,7 +658,7 @@ static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
                            c.w + (g * d.opg + o0) * d.K, d.K, tile);
     float* y = c.y + (n * c.O + g * d.opg + o0) * P;
     for (fb_i64 q = q0; q < q0 + NR && q < d.grid;) {  // the tile's runs of real columns, row by row
-      fb_i64 oh = q / d.Wq, ow = q % d.Wq, rowEnd = oh * d.Wq + c.OW;
+      fb_i64 oh = q / d.Wq, ow = q % d.Wq, rowEnd = d.Wq == c.OW ? d.grid : oh * d.Wq + c.OW;  // no extra columns: one run
       if (ow >= c.OW) { q = (oh + 1) * d.Wq; continue; }
       fb_i64 len = (rowEnd < q0 + NR ? rowEnd : q0 + NR) - q;
       for (fb_i64 i = ob * MR - o0; i < MR; ++i) {
