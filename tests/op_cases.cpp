@@ -75,6 +75,9 @@ const std::vector<OpCase>& opCases() {
       {"matmul_batched", "matmul", {N({2, 1, 3, 4}), N({3, 4, 2})}, {}},
       {"matmul_vector", "matmul", {N({4}), N({2, 4, 3})}, {}},
       {"matmul_matvec", "matmul", {N({3, 4}), N({4})}, {}},
+      // A 2-D (or 1-D) weight shared by every batch: its gradient is one GEMM over flattened rows.
+      {"matmul_shared_weight", "matmul", {N({2, 3, 5, 4}), N({4, 3})}, {}},
+      {"matmul_shared_vector", "matmul", {N({2, 3, 4}), N({4})}, {}},
       {"bmm", "bmm", {N({2, 3, 4}), N({2, 4, 5})}, {}},
       {"layer_norm", "layer_norm", {N({2, 3, 6}), N({6}), N({6})}, {{"normalized_shape", Ints{6}}}},
       {"layer_norm_2d_noaffine", "layer_norm", {N({2, 3, 4})}, {{"normalized_shape", Ints{3, 4}}}},

@@ -84,7 +84,21 @@ void addMatmulDerivatives(DerivativeTable& t) {
       return c.shape(s) == c.shape(original) ? s : c.op("reshape", {s}, {{"shape", c.shape(original)}});
     };
     if (c.needs(0)) out[0] = back(c.op("matmul", {g, c.op("transpose", {b}, lastTwo)}), a, c.in(0));
-    if (c.needs(1)) out[1] = back(c.op("matmul", {c.op("transpose", {a}, lastTwo), g}), b, c.in(1));
+    if (c.needs(1)) {
+      const Shape& as = c.shape(a);
+      const Shape& bs = c.shape(b);
+      // A weight shared by every batch of a (b 2-D, a batched: ConvNeXt's MLP on [N, H, W, C],
+      // a transformer's [B, T, C] linears): one GEMM over the flattened rows, a^T (rows x K)
+      // times g (rows x N), not a matmul per batch and a sum over them.
+      std::optional<Dim> rows = bs.size() == 2 && as.size() > 2 ? numel(as).dividedBy(bs[0]) : std::nullopt;
+      if (rows) {
+        ValueId a2 = c.op("reshape", {a}, {{"shape", Shape{*rows, bs[0]}}});
+        ValueId g2 = c.op("reshape", {g}, {{"shape", Shape{*rows, bs[1]}}});
+        out[1] = back(c.op("matmul", {c.op("transpose", {a2}, lastTwo), g2}), b, c.in(1));
+      } else {
+        out[1] = back(c.op("matmul", {c.op("transpose", {a}, lastTwo), g}), b, c.in(1));
+      }
+    }
     return out;
   };
   t["bmm"] = [](GradContext& c) -> Grads {
