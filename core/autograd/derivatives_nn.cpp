@@ -91,13 +91,9 @@ void addMatmulDerivatives(DerivativeTable& t) {
       // a transformer's [B, T, C] linears): one GEMM over the flattened rows, a^T (rows x K)
       // times g (rows x N), not a matmul per batch and a sum over them.
       std::optional<Dim> rows = bs.size() == 2 && as.size() > 2 ? numel(as).dividedBy(bs[0]) : std::nullopt;
-      if (rows) {
-        ValueId a2 = c.op("reshape", {a}, {{"shape", Shape{*rows, bs[0]}}});
-        ValueId g2 = c.op("reshape", {g}, {{"shape", Shape{*rows, bs[1]}}});
-        out[1] = back(c.op("matmul", {c.op("transpose", {a2}, lastTwo), g2}), b, c.in(1));
-      } else {
-        out[1] = back(c.op("matmul", {c.op("transpose", {a}, lastTwo), g}), b, c.in(1));
-      }
+      ValueId lhs = rows ? c.op("reshape", {a}, {{"shape", Shape{*rows, bs[0]}}}) : a;
+      ValueId rhs = rows ? c.op("reshape", {g}, {{"shape", Shape{*rows, bs[1]}}}) : g;
+      out[1] = back(c.op("matmul", {c.op("transpose", {lhs}, lastTwo), rhs}), b, c.in(1));
     }
     return out;
   };

@@ -266,14 +266,14 @@ static void fb_gemm(const FuseboxRuntime* rt, int kernel, FbGemm g) {
 static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c, float* scratch);
 static void fb_gemv(const FuseboxRuntime* rt, int kernel, const FbMatmul& p);
 extern "C" void fb_matmul(const FuseboxRuntime* rt, int kernel, FbMatmul p, float* scratch) {
-  // C = A B is a 1x1 convolution of the image B (k channels of m positions) by the weights A
-  // (n output channels): the direct convolution's register tiles (8 rows of A by 16-48 columns
-  // of B, from one contiguous copy of B) beat sgemm with its packing by 5-20% on ConvNeXt's and
-  // the transformers' shapes. cpp_codegen.cpp sizes the scratch for this copy.
   if (p.batch == 1 && p.n == 1 && p.transB) {  // one row by a transposed weight: a linear layer's head
     fb_gemv(rt, kernel, p);
     return;
   }
+  // C = A B is a 1x1 convolution of the image B (k channels of m positions) by the weights A
+  // (n output channels): the direct convolution's register tiles (8 rows of A by 16-48 columns
+  // of B, from one contiguous copy of B) beat sgemm with its packing by 5-20% on ConvNeXt's and
+  // the transformers' shapes. cpp_codegen.cpp sizes the scratch for this copy.
   if (p.batch == 1 && !p.transA && !p.transB) {
     FbConv c{p.B, p.A, p.C, 1, p.k, 1, p.m, p.n, 1, 1, 1, p.m, 1, 1, 1, 0, 0, 1, 1};
     fb_conv_direct(rt, kernel, c, scratch);
@@ -314,6 +314,15 @@ typedef float fb_f8 __attribute__((ext_vector_type(8)));
 // t % s, position t / s; phase q's row starts at dst + q * phaseStride. Strides 2 (most strided
 // convolutions and pools) and 4 (patchify stems) deinterleave 8 * s floats at a time with
 // shuffles instead of a scalar gather.
+// Columns [from, to) one at a time, phase and position stepped (a division per column cost more
+// than the copy: 27-column rows at stride 2 spent most of a max pool's time dividing).
+static void fb_split_cols(const float* __restrict src, fb_i64 from, fb_i64 to, fb_i64 pw, fb_i64 s, float* __restrict dst,
+                          fb_i64 phaseStride) {
+  for (fb_i64 iw = from, q = (from + pw) % s, j = (from + pw) / s; iw < to; ++iw) {
+    dst[q * phaseStride + j] = src[iw];
+    if (++q == s) q = 0, ++j;
+  }
+}
 static void fb_split_row(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i64 s, float* __restrict dst, fb_i64 phaseStride) {
   if (s == 1) {
     __builtin_memcpy(dst + pw, src, (fb_u64)W * sizeof(float));
@@ -321,10 +330,8 @@ static void fb_split_row(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i6
   }
   fb_i64 iw = 0;
   if (s == 2 || s == 4) {  // scalar until iw + pw is a multiple of s, then 8 positions per phase at once
-    for (fb_i64 q = pw % s, j = pw / s; iw < W && q; ++iw) {
-      dst[q * phaseStride + j] = src[iw];
-      if (++q == s) q = 0, ++j;
-    }
+    iw = (s - pw % s) % s < W ? (s - pw % s) % s : W;
+    fb_split_cols(src, 0, iw, pw, s, dst, phaseStride);
     for (; iw + 8 * s <= W; iw += 8 * s) {
       fb_f8 v[4], even[2], odd[2];
       for (fb_i64 i = 0; i < s; ++i) __builtin_memcpy(&v[i], src + iw + 8 * i, sizeof v[i]);
@@ -344,12 +351,7 @@ static void fb_split_row(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i6
       for (fb_i64 q = 0; q < 4; ++q) __builtin_memcpy(dst + q * phaseStride + j, &phase[q], sizeof(fb_f8));
     }
   }
-  // The rest one column at a time, phase and position stepped (a division per column cost more
-  // than the copy: 27-column rows at stride 2 spent most of a max pool's time here).
-  for (fb_i64 q = (iw + pw) % s, j = (iw + pw) / s; iw < W; ++iw) {
-    dst[q * phaseStride + j] = src[iw];
-    if (++q == s) q = 0, ++j;
-  }
+  fb_split_cols(src, iw, W, pw, s, dst, phaseStride);
 }
 // A run of `len` outputs of channel o through the forward's epilogue, src to dst (may be the same);
 // res points at the residual of the run's first output. Specialized per part so each loop vectorizes.
@@ -1005,12 +1007,11 @@ static void fb_pool_phase_plane(const FbPool& p, fb_i64 pl, const float* padded,
   for (; oh + 4 <= p.OH; oh += 4) fb_pool_phase_rows<4, MX>(p, pl, oh, padded, at, pwidth);
   for (; oh < p.OH; ++oh) fb_pool_phase_rows<1, MX>(p, pl, oh, padded, at, pwidth);
 }
-static void fb_pool_forward_phases(const FbPool& p, fb_i64 pl, float* padded) {
-  fb_i64 s = p.sw, Hp = p.H + 2 * p.ph, pwidth = fb_pool_phase_width(p);
+// at: where tap kw of output column 0 reads, from its row's start (fb_pool_rows, once per call).
+static void fb_pool_forward_phases(const FbPool& p, fb_i64 pl, float* padded, const fb_i64* at, fb_i64 pwidth) {
+  fb_i64 Hp = p.H + 2 * p.ph;
   const float* x = p.x + pl * p.H * p.W;
-  for (fb_i64 ih = 0; ih < p.H; ++ih) fb_split_row(x + ih * p.W, p.W, p.pw, s, padded + (ih + p.ph) * pwidth, Hp * pwidth);
-  fb_i64 at[kFbDepthwiseTaps];  // where tap kw of output column 0 reads, from its row's start (no division per tap)
-  for (fb_i64 kw = 0; kw < p.kw; ++kw) at[kw] = (kw % s) * Hp * pwidth + kw / s;
+  for (fb_i64 ih = 0; ih < p.H; ++ih) fb_split_row(x + ih * p.W, p.W, p.pw, p.sw, padded + (ih + p.ph) * pwidth, Hp * pwidth);
   if (p.mode == 0) fb_pool_phase_plane<true>(p, pl, padded, at, pwidth);
   else fb_pool_phase_plane<false>(p, pl, padded, at, pwidth);
 }
@@ -1020,10 +1021,14 @@ extern "C" void fb_pool_rows(fb_i64 begin, fb_i64 end, void* data) {
   bool grad = p.mode >= 10;
   float padded[kFbPoolPlane];
   bool phases = !grad && mode != 2 && fb_pool_phases_fit(p);
-  if (phases) fb_pool_fill_phases(p, padded);
+  fb_i64 pwidth = phases ? fb_pool_phase_width(p) : 0, at[kFbDepthwiseTaps];
+  if (phases) {
+    fb_pool_fill_phases(p, padded);
+    for (fb_i64 kw = 0; kw < p.kw; ++kw) at[kw] = (kw % p.sw) * (p.H + 2 * p.ph) * pwidth + kw / p.sw;
+  }
   for (fb_i64 pl = begin; pl < end; ++pl) {
     if (!grad && mode != 2) {
-      if (phases) fb_pool_forward_phases(p, pl, padded);
+      if (phases) fb_pool_forward_phases(p, pl, padded, at, pwidth);
       else fb_pool_forward_plane(p, pl);
       continue;
     }
