@@ -168,3 +168,16 @@ TEST(CompiledListing, HostileTextIsKeptUnlinked) {
   CompiledListing cycle = readListing(ListingKind::LlvmIr, "  ret void, !dbg !1\n!1 = !DILocation(line: 5, column: 1, scope: !2, inlinedAt: !1)\n", 10);
   EXPECT_EQ(cycle.sourceLines, (std::vector<int>{5}));
 }
+
+// On an AVX-512 host every module is compiled for 512-bit vectors: LLVM's tuning for Intel's
+// AVX-512 CPUs prefers 256 bits and split the prelude's 16-lane vectors in halves (spilling the
+// direct convolution's accumulators), so the kernels' loops must come out in zmm registers.
+TEST(CompiledListing, AvxHostsVectorizeAtFullWidth) {
+  if (!cpuJitAvailable()) GTEST_SKIP() << "built without LLVM";
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "the host has no AVX-512";
+  Pipeline p(loadModel("mlp"), PipelineConfig{});
+  const GeneratedModule& m = forwardModule(p);
+  auto compiled = compileCpuModule(m.source);
+  CompiledListing as = readListing(ListingKind::Assembly, compiled->assembly(ownLinesFrom(m)), ownLinesFrom(m));
+  EXPECT_NE(compiledFrom(as, m, "fb_max(t2, 0.0f)").find("zmm"), std::string::npos);
+}
