@@ -2,6 +2,11 @@
 
 #include <algorithm>
 
+#ifdef __linux__
+#include <pthread.h>
+#include <sched.h>
+#endif
+
 namespace fusebox {
 
 namespace {
@@ -16,11 +21,45 @@ inline void cpuRelax() {
   __builtin_ia32_pause();
 #endif
 }
+
+// The CPUs the calling thread may run on (empty where the platform does not say).
+std::vector<int> allowedCpus() {
+  std::vector<int> cpus;
+#ifdef __linux__
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+#endif
+  return cpus;
+}
+
+// Restricts the calling thread to `cpus` (a hint: failure leaves it as it was).
+void runOn(const std::vector<int>& cpus) {
+#ifdef __linux__
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus) CPU_SET(c, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+#else
+  (void)cpus;
+#endif
+}
 }  // namespace
 
-ThreadPool::ThreadPool(unsigned threads) {
+ThreadPool::ThreadPool(unsigned threads) : caller_(std::this_thread::get_id()) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+  std::vector<int> allowed = allowedCpus();
+  if (threads > 1 && allowed.size() >= threads) {
+    cpus_.assign(allowed.begin(), allowed.begin() + threads);
+    callerCpus_ = allowed;
+    runOn({cpus_[0]});
+  }
+  for (unsigned i = 1; i < threads; ++i)
+    workers_.emplace_back([this, i] {
+      if (!cpus_.empty()) runOn({cpus_[i]});
+      work();
+    });
 }
 
 ThreadPool::~ThreadPool() {
@@ -30,6 +69,7 @@ ThreadPool::~ThreadPool() {
   }
   wake_.notify_all();
   for (std::thread& t : workers_) t.join();
+  if (!cpus_.empty() && std::this_thread::get_id() == caller_) runOn(callerCpus_);
 }
 
 // Claims and runs chunks of job `generation` until none is left or another job has started.

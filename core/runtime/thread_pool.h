@@ -11,6 +11,11 @@
 
 namespace fusebox {
 
+// Each thread of a pool (the constructing thread included) is pinned to its own CPU of the
+// process's allowed set while the pool lives, where there are enough of them; the constructing
+// thread's own affinity is restored when the pool ends. Left alone, Linux woke the worker on the
+// caller's CPU and the two took turns on it: on a 2-vCPU machine a 2-thread depthwise convolution
+// took as long as 1 thread (0.22 ms), 0.11 ms pinned.
 class ThreadPool {
 public:
   explicit ThreadPool(unsigned threads = 0);  // 0: one per hardware thread
@@ -28,6 +33,9 @@ private:
                  int64_t chunks);
 
   std::vector<std::thread> workers_;
+  std::vector<int> cpus_;            // CPU of thread i (0: the constructing thread); empty: not pinned
+  std::vector<int> callerCpus_;      // the constructing thread's allowed CPUs before it was pinned
+  std::thread::id caller_;
   std::mutex mutex_;
   std::condition_variable wake_;
   const std::function<void(int64_t, int64_t)>* body_ = nullptr;

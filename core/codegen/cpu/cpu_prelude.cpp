@@ -304,54 +304,27 @@ static inline void fb_valid_cols(fb_i64 kw, fb_i64 W, fb_i64 OW, fb_i64 s, fb_i6
   if (hi > OW) hi = OW;
   if (lo > hi) lo = hi;
 }
-// Depthwise convolutions (one input channel per group), eight output columns at a time held in a
-// vector register across every tap (a row accumulated in memory tap after tap stalls on its own
-// stores). Each plane is first copied zero-padded and, for a stride s, split into s column phases
-// (padded column col goes to phase col % s), so every tap reads eight contiguous floats with no
-// bounds checks. Taps in the same order as fb_conv_rows, so the same sums.
 typedef float fb_f8 __attribute__((ext_vector_type(8)));
 // One input row of W floats split by column stride phase: padded column t = iw + pw goes to phase
-// t % s, position t / s; phase q's row starts at dst + q * phaseStride. Strides 2 (most strided
-// convolutions and pools) and 4 (patchify stems) deinterleave 8 * s floats at a time with
-// shuffles instead of a scalar gather.
-// Columns [from, to) one at a time, phase and position stepped (a division per column cost more
-// than the copy: 27-column rows at stride 2 spent most of a max pool's time dividing).
-static void fb_split_cols(const float* __restrict src, fb_i64 from, fb_i64 to, fb_i64 pw, fb_i64 s, float* __restrict dst,
-                          fb_i64 phaseStride) {
-  for (fb_i64 iw = from, q = (from + pw) % s, j = (from + pw) / s; iw < to; ++iw) {
-    dst[q * phaseStride + j] = src[iw];
-    if (++q == s) q = 0, ++j;
+// t % s, position t / s; phase q's row starts at dst + q * phaseStride. Phase by phase, each a
+// strided copy that LLVM vectorizes with shuffles for a constant stride (2: most strided
+// convolutions and pools; 4: patchify stems). Stepping through the input column by column cost
+// 5 cycles a float (a 14-wide row at stride 2: 64 cycles; 80% of a stride-2 depthwise layer).
+template <int S>
+static void fb_split_phases(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i64 s, float* __restrict dst, fb_i64 phaseStride) {
+  const fb_i64 st = S > 0 ? S : s;
+  for (fb_i64 q = 0; q < st; ++q) {
+    fb_i64 off = q - pw;  // position j of phase q is input column j * st + off
+    fb_i64 lo = off >= 0 ? 0 : (-off + st - 1) / st, hi = W - off <= 0 ? 0 : (W - off + st - 1) / st;
+    float* __restrict d = dst + q * phaseStride;
+    for (fb_i64 j = lo; j < hi; ++j) d[j] = src[j * st + off];
   }
 }
 static void fb_split_row(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i64 s, float* __restrict dst, fb_i64 phaseStride) {
-  if (s == 1) {
-    __builtin_memcpy(dst + pw, src, (fb_u64)W * sizeof(float));
-    return;
-  }
-  fb_i64 iw = 0;
-  if (s == 2 || s == 4) {  // scalar until iw + pw is a multiple of s, then 8 positions per phase at once
-    iw = (s - pw % s) % s < W ? (s - pw % s) % s : W;
-    fb_split_cols(src, 0, iw, pw, s, dst, phaseStride);
-    for (; iw + 8 * s <= W; iw += 8 * s) {
-      fb_f8 v[4], even[2], odd[2];
-      for (fb_i64 i = 0; i < s; ++i) __builtin_memcpy(&v[i], src + iw + 8 * i, sizeof v[i]);
-      for (fb_i64 i = 0; i < s / 2; ++i) {  // deinterleave pairs of vectors: stride 2
-        even[i] = __builtin_shufflevector(v[2 * i], v[2 * i + 1], 0, 2, 4, 6, 8, 10, 12, 14);
-        odd[i] = __builtin_shufflevector(v[2 * i], v[2 * i + 1], 1, 3, 5, 7, 9, 11, 13, 15);
-      }
-      fb_i64 j = (iw + pw) / s;
-      if (s == 2) {
-        __builtin_memcpy(dst + j, &even[0], sizeof(fb_f8));
-        __builtin_memcpy(dst + phaseStride + j, &odd[0], sizeof(fb_f8));
-        continue;
-      }
-      fb_f8 phase[4] = {  // deinterleaving the stride-2 halves again: stride 4
-          __builtin_shufflevector(even[0], even[1], 0, 2, 4, 6, 8, 10, 12, 14), __builtin_shufflevector(odd[0], odd[1], 0, 2, 4, 6, 8, 10, 12, 14),
-          __builtin_shufflevector(even[0], even[1], 1, 3, 5, 7, 9, 11, 13, 15), __builtin_shufflevector(odd[0], odd[1], 1, 3, 5, 7, 9, 11, 13, 15)};
-      for (fb_i64 q = 0; q < 4; ++q) __builtin_memcpy(dst + q * phaseStride + j, &phase[q], sizeof(fb_f8));
-    }
-  }
-  fb_split_cols(src, iw, W, pw, s, dst, phaseStride);
+  if (s == 1) __builtin_memcpy(dst + pw, src, (fb_u64)W * sizeof(float));
+  else if (s == 2) fb_split_phases<2>(src, W, pw, s, dst, phaseStride);
+  else if (s == 4) fb_split_phases<4>(src, W, pw, s, dst, phaseStride);
+  else fb_split_phases<0>(src, W, pw, s, dst, phaseStride);
 }
 // A run of `len` outputs of channel o through the forward's epilogue, src to dst (may be the same);
 // res points at the residual of the run's first output. Specialized per part so each loop vectorizes.
@@ -381,62 +354,104 @@ static void fb_conv_epilogue(const FbConv& c, fb_i64 o, fb_i64 at, const float* 
 #undef FB_EPILOGUE_CASE
   }
 }
-static const fb_i64 kFbDepthwisePlane = 16384;  // floats of the padded copy, on the stack
-static const fb_i64 kFbDepthwiseTaps = 32;      // widest kernel row
-static fb_i64 fb_depthwise_phase_width(const FbConv& c) {
-  fb_i64 s = c.sw, width = (c.W + 2 * c.pw + s - 1) / s, reach = c.OW + (c.KW - 1) * c.dw / s;
-  return (width > reach ? width : reach) + 8;  // room for the last vector's unused lanes
+// ---- stride-phase planes: what the direct and depthwise convolutions read ------------------
+// An image plane copied zero-padded and split by stride phase: padded row r and column col go to
+// phase (r % sh, col % sw), position (r / sh, col / sw), each phase Hq x Wq. Tap (kh, kw) of output
+// (oh, ow) then reads its phase at the output's own flat position oh * Wq + ow plus a fixed offset
+// (fb_phase_taps), so a vector of outputs on that grid (OH rows of Wq >= OW columns, the extra
+// columns thrown away) reads each tap as one contiguous load with no bounds checks.
+#if defined(__AVX512F__)
+typedef float fb_cv __attribute__((ext_vector_type(16)));
+typedef float fb_cvu __attribute__((ext_vector_type(16), aligned(4)));
+static const int kFbConvLanes = 16, kFbConvRows = 8;  // 8 x 3 accumulators of the 32 registers
+#else
+typedef float fb_cv __attribute__((ext_vector_type(8)));
+typedef float fb_cvu __attribute__((ext_vector_type(8), aligned(4)));
+static const int kFbConvLanes = 8, kFbConvRows = 4;  // 4 x 3 of 16
+#endif
+static void fb_phase_shape(const FbConv& c, fb_i64& Hq, fb_i64& Wq) {
+  Hq = (c.H + 2 * c.ph + c.sh - 1) / c.sh;
+  Wq = (c.W + 2 * c.pw + c.sw - 1) / c.sw;
 }
-// One plane's outputs from its padded copy; KW > 0 fixes the kernel width at compile time (the tap
-// loop unrolled), 0 reads it from c.
-template <int KW>
-static void fb_depthwise_plane(const FbConv& c, const float* padded, const fb_i64* at, fb_i64 pwidth, const float* wo, float* y) {
-  fb_i64 kwidth = KW > 0 ? KW : c.KW;
-  for (fb_i64 oh = 0; oh < c.OH; ++oh) {
-    float* orow = y + oh * c.OW;
-    for (fb_i64 ow = 0; ow < c.OW; ow += 8) {
-      fb_f8 acc = 0.0f;
-      for (fb_i64 kh = 0; kh < c.KH; ++kh) {
-        const float* rp = padded + (oh * c.sh + kh * c.dh) * pwidth + ow;
-        for (fb_i64 kw = 0; kw < kwidth; ++kw) {
-          fb_f8 v;
-          __builtin_memcpy(&v, rp + at[kw], sizeof v);
-          acc += wo[kh * kwidth + kw] * v;
-        }
-      }
-      if (ow + 8 <= c.OW) __builtin_memcpy(orow + ow, &acc, sizeof acc);
-      else for (fb_i64 i = 0; i < c.OW - ow; ++i) orow[ow + i] = acc[i];
+// Each tap's offset from an output's flat position, taps in (kh, kw) order; returns their count.
+static int fb_phase_taps(const FbConv& c, fb_i64 Hq, fb_i64 Wq, fb_i64* taps) {
+  int nt = 0;
+  for (fb_i64 kh = 0; kh < c.KH; ++kh)
+    for (fb_i64 kw = 0; kw < c.KW; ++kw) {
+      fb_i64 a = kh * c.dh, b = kw * c.dw;
+      taps[nt++] = ((a % c.sh) * c.sw + b % c.sw) * Hq * Wq + (a / c.sh) * Wq + b / c.sw;
     }
+  return nt;
+}
+// The plane x (H x W) into its phases at dst; writes only the image's own positions (the padding
+// is the caller's zeros).
+static void fb_phase_load(const FbConv& c, const float* x, fb_i64 Hq, fb_i64 Wq, float* dst) {
+  for (fb_i64 ih = 0; ih < c.H; ++ih) {
+    fb_i64 r = ih + c.ph;  // row phase r % sh, column phases after it
+    fb_split_row(x + ih * c.W, c.W, c.pw, c.sw, dst + (r % c.sh) * c.sw * Hq * Wq + (r / c.sh) * Wq, Hq * Wq);
   }
+}
+
+// Depthwise convolutions (one input channel per group), plane by plane: the plane's phases on the
+// stack, then its output grid in tiles of NV vectors, each an accumulator over every tap (one
+// accumulator was a chain of dependent multiply-adds, a tap's latency per vector: 3x onnxruntime's
+// time on mobilenet_v2). Taps in the same order as fb_conv_rows, so the same sums.
+static const fb_i64 kFbDepthwisePlane = 16384;  // floats of the phases, and of the output grid, on the stack
+static const fb_i64 kFbDepthwiseTaps = 32;      // widest kernel row
+static const int kFbDepthwiseVectors = 8;       // most vectors per tile
+// Floats of the phases, with the slack the last tile reads past the grid.
+static fb_i64 fb_depthwise_floats(const FbConv& c, fb_i64 Hq, fb_i64 Wq) {
+  return c.sh * c.sw * Hq * Wq + Wq + kFbDepthwiseVectors * kFbConvLanes;
+}
+template <int NV>
+static void fb_depthwise_tile(const float* __restrict x, const fb_i64* __restrict taps, int nt, const float* __restrict w,
+                              float* __restrict out) {
+  fb_cv acc[NV];
+  for (int j = 0; j < NV; ++j) acc[j] = 0.0f;
+  for (int t = 0; t < nt; ++t) {
+    fb_cv b = w[t];
+    const float* p = x + taps[t];
+    for (int j = 0; j < NV; ++j) acc[j] += b * *(const fb_cvu*)(p + j * kFbConvLanes);
+  }
+  for (int j = 0; j < NV; ++j) *(fb_cvu*)(out + j * kFbConvLanes) = acc[j];
 }
 // Whether a convolution of one input channel per group takes the vectorized path: kernel rows and
-// columns within kFbDepthwiseTaps, the plane's padded copy within kFbDepthwisePlane.
+// columns within kFbDepthwiseTaps, the phases and the output grid within kFbDepthwisePlane.
 static bool fb_depthwise_fits(const FbConv& c) {
-  return c.C == c.groups && c.KW <= kFbDepthwiseTaps && c.KH <= kFbDepthwiseTaps &&
-         c.sw * (c.H + 2 * c.ph) * fb_depthwise_phase_width(c) <= kFbDepthwisePlane;
+  fb_i64 Hq, Wq;
+  fb_phase_shape(c, Hq, Wq);
+  return c.C == c.groups && c.KW <= kFbDepthwiseTaps && c.KH <= kFbDepthwiseTaps && fb_depthwise_floats(c, Hq, Wq) <= kFbDepthwisePlane &&
+         c.OH * Wq + kFbDepthwiseVectors * kFbConvLanes <= kFbDepthwisePlane;
 }
 // The zero-padded, phase-split copy of one input plane that the depthwise forward and weight
-// gradient read, and where tap kw of output column 0 reads in it, from its row's start.
+// gradient read, and each tap's offset in it.
 struct FbDepthwisePlane {
-  fb_i64 s, Hp, pwidth;
-  fb_i64 at[kFbDepthwiseTaps];
+  fb_i64 Hq, Wq;
+  int nt;
+  fb_i64 taps[kFbDepthwiseTaps * kFbDepthwiseTaps];
   float padded[kFbDepthwisePlane];
-  explicit FbDepthwisePlane(const FbConv& c) : s(c.sw), Hp(c.H + 2 * c.ph), pwidth(fb_depthwise_phase_width(c)) {
-    for (fb_i64 kw = 0; kw < c.KW; ++kw) at[kw] = (kw * c.dw % s) * Hp * pwidth + kw * c.dw / s;
-    for (fb_i64 i = 0; i < s * Hp * pwidth; ++i) padded[i] = 0.0f;  // the padding stays 0 plane after plane
+  explicit FbDepthwisePlane(const FbConv& c) {
+    fb_phase_shape(c, Hq, Wq);
+    nt = fb_phase_taps(c, Hq, Wq, taps);
+    fb_i64 n = fb_depthwise_floats(c, Hq, Wq);
+    for (fb_i64 i = 0; i < n; ++i) padded[i] = 0.0f;  // the padding stays 0 plane after plane
   }
-  void load(const FbConv& c, const float* xin) {
-    for (fb_i64 ih = 0; ih < c.H; ++ih) fb_split_row(xin + ih * c.W, c.W, c.pw, s, padded + (ih + c.ph) * pwidth, Hp * pwidth);
-  }
+  void load(const FbConv& c, const float* xin) { fb_phase_load(c, xin, Hq, Wq, padded); }
 };
+// One plane's output grid (OH x Wq, rounded up to a tile) from its phases.
+template <int NV>
+static void fb_depthwise_grid(const FbDepthwisePlane& pl, fb_i64 G, const float* w, float* grid) {
+  for (fb_i64 q = 0; q < G; q += NV * kFbConvLanes) fb_depthwise_tile<NV>(pl.padded + q, pl.taps, pl.nt, w, grid + q);
+}
 // `flip`: the kernel turned by 180 degrees (the input gradient of a stride-1 depthwise convolution
 // is the output gradient convolved with it).
 static void fb_conv_depthwise_rows(const FbConv& c, fb_i64 begin, fb_i64 end, bool flip) {
-  fb_i64 opg = c.O / c.groups;
+  fb_i64 opg = c.O / c.groups, P = c.OH * c.OW;
   FbDepthwisePlane plane(c);
-  const float* padded = plane.padded;
-  const fb_i64* at = plane.at;
-  fb_i64 pwidth = plane.pwidth;
+  fb_i64 Wq = plane.Wq, G = c.OH * Wq, vectors = (G + kFbConvLanes - 1) / kFbConvLanes;
+  int nv = vectors >= 8 ? 8 : vectors >= 4 ? 4 : vectors >= 2 ? 2 : 1;
+  float grid[kFbDepthwisePlane] __attribute__((aligned(64)));
+  bool epilogue = fb_has_epilogue(c);
   for (fb_i64 no = begin; no < end; ++no) {
     fb_i64 n = no / c.O, o = no % c.O;
     plane.load(c, c.x + (n * c.C + o / opg) * c.H * c.W);
@@ -446,11 +461,14 @@ static void fb_conv_depthwise_rows(const FbConv& c, fb_i64 begin, fb_i64 end, bo
       for (fb_i64 t = 0; t < c.KH * c.KW; ++t) turned[t] = wo[c.KH * c.KW - 1 - t];
       wo = turned;
     }
-    float* y = c.y + no * c.OH * c.OW;
-    if (c.KW == 3) fb_depthwise_plane<3>(c, padded, at, pwidth, wo, y);
-    else if (c.KW == 5) fb_depthwise_plane<5>(c, padded, at, pwidth, wo, y);
-    else fb_depthwise_plane<0>(c, padded, at, pwidth, wo, y);
-    if (fb_has_epilogue(c)) fb_conv_epilogue(c, o, no * c.OH * c.OW, y, c.OH * c.OW);
+    if (nv == 8) fb_depthwise_grid<8>(plane, G, wo, grid);
+    else if (nv == 4) fb_depthwise_grid<4>(plane, G, wo, grid);
+    else if (nv == 2) fb_depthwise_grid<2>(plane, G, wo, grid);
+    else fb_depthwise_grid<1>(plane, G, wo, grid);
+    for (fb_i64 oh = 0; oh < c.OH; ++oh) {
+      if (epilogue) fb_conv_epilogue(c, o, no * P + oh * c.OW, grid + oh * Wq, c.OW);
+      else __builtin_memcpy(c.y + no * P + oh * c.OW, grid + oh * Wq, (fb_u64)c.OW * sizeof(float));
+    }
   }
 }
 extern "C" void fb_conv_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (n, o)
@@ -521,15 +539,12 @@ extern "C" void fb_conv_input_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
 }
 // dw: rows (o, ci); x is the input, w the output gradient, y the weight gradient.
 // Depthwise weight gradients (rows o, one input channel each): each image's input plane copied
-// as the forward's (zero-padded, split by column phase), then every tap's sum of input times
+// as the forward's (zero-padded, split by stride phase), then every tap's sum of input times
 // output gradient eight output columns at a time (the scalar loop's float sum cannot vectorize),
 // the row's last OW % 8 columns in a scalar sum.
 static void fb_depthwise_weight_grad_rows(const FbConv& c, fb_i64 begin, fb_i64 end) {
   fb_i64 opg = c.O / c.groups, taps = c.KH * c.KW;
   FbDepthwisePlane plane(c);
-  const float* padded = plane.padded;
-  const fb_i64* at = plane.at;
-  fb_i64 pwidth = plane.pwidth;
   fb_f8 acc[kFbDepthwiseTaps * kFbDepthwiseTaps];
   float tail[kFbDepthwiseTaps * kFbDepthwiseTaps];
   fb_i64 full = c.OW / 8 * 8;
@@ -543,7 +558,7 @@ static void fb_depthwise_weight_grad_rows(const FbConv& c, fb_i64 begin, fb_i64 
           fb_f8 a = acc[kh * c.KW + kw];
           float sc = tail[kh * c.KW + kw];
           for (fb_i64 oh = 0; oh < c.OH; ++oh) {
-            const float* rp = padded + (oh * c.sh + kh * c.dh) * pwidth + at[kw];
+            const float* rp = plane.padded + plane.taps[kh * c.KW + kw] + oh * plane.Wq;
             const float* g = gy + oh * c.OW;
             for (fb_i64 ow = 0; ow < full; ow += 8) {
               fb_f8 v, gv;
@@ -594,21 +609,10 @@ extern "C" void fb_conv_weight_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
 }
 
 // ---- extern: direct convolution (the forward of ungrouped and grouped convolutions) ---------
-// An implicit GEMM with no im2col: each image is copied once zero-padded and split by stride
-// phase (padded row r and column col go to phase (r % sh, col % sw), position (r / sh, col / sw)),
-// so every tap of every output reads its phase plane at the output's own flat position plus a
-// fixed offset. Outputs are computed on the phase plane's grid (OH rows of Wq >= OW columns, the
-// extra columns thrown away), in tiles of MR output channels x NV vectors of positions held in
-// registers over all input channels and taps; the weights are read in place (row o, stride K).
-#if defined(__AVX512F__)
-typedef float fb_cv __attribute__((ext_vector_type(16)));
-typedef float fb_cvu __attribute__((ext_vector_type(16), aligned(4)));
-static const int kFbConvLanes = 16, kFbConvRows = 8;  // 8 x 3 accumulators of the 32 registers
-#else
-typedef float fb_cv __attribute__((ext_vector_type(8)));
-typedef float fb_cvu __attribute__((ext_vector_type(8), aligned(4)));
-static const int kFbConvLanes = 8, kFbConvRows = 4;  // 4 x 3 of 16
-#endif
+// An implicit GEMM with no im2col: each image is copied once into its stride-phase planes (above),
+// and the outputs on the phase grid are computed in tiles of MR output channels x NV vectors of
+// positions held in registers over all input channels and taps; the weights are read in place
+// (row o, stride K).
 static const int kFbDirectTaps = 128;  // widest KH*KW on this path
 struct FbDirectConv {
   const FbConv* c; float* xp;        // xp: the padded phase planes, image after image
@@ -619,22 +623,16 @@ struct FbDirectConv {
 };
 // Floats of scratch the padded copy takes; cpp_codegen.cpp's directConvScratchFloats mirrors it.
 static fb_i64 fb_direct_scratch(const FbConv& c, fb_i64& Hq, fb_i64& Wq) {
-  Hq = (c.H + 2 * c.ph + c.sh - 1) / c.sh;
-  Wq = (c.W + 2 * c.pw + c.sw - 1) / c.sw;
+  fb_phase_shape(c, Hq, Wq);
   return c.N * c.C * c.sh * c.sw * Hq * Wq + Wq + 4 * kFbConvLanes;  // the last tile reads past the grid
 }
 static void fb_direct_pad_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (n, c) planes
   const FbDirectConv& d = *(const FbDirectConv*)data;
   const FbConv& c = *d.c;
-  fb_i64 plane = d.Hq * d.Wq;
   for (fb_i64 pl = begin; pl < end; ++pl) {
     float* dst = d.xp + pl * d.chan;
     __builtin_memset(dst, 0, (fb_u64)d.chan * sizeof(float));
-    const float* x = c.x + pl * c.H * c.W;
-    for (fb_i64 ih = 0; ih < c.H; ++ih) {
-      fb_i64 r = ih + c.ph;  // row phase r % sh, column phases after it
-      fb_split_row(x + ih * c.W, c.W, c.pw, c.sw, dst + (r % c.sh) * c.sw * plane + (r / c.sh) * d.Wq, plane);
-    }
+    fb_phase_load(c, c.x + pl * c.H * c.W, d.Hq, d.Wq, dst);
   }
 }
 // acc[i][j] = sum over input channels and taps of w[i][k] * x[tap + j]: one tile into `out`.
@@ -669,7 +667,10 @@ static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
     fb_i64 t = d.tileMajor ? r / d.oblocks % d.tiles : r % d.tiles, ob = d.tileMajor ? r % d.oblocks : r / d.tiles % d.oblocks,
            ng = r / (d.tiles * d.oblocks);
     fb_i64 n = ng / c.groups, g = ng % c.groups, o0 = ob * MR < d.opg - MR ? ob * MR : d.opg - MR, q0 = t * NR;
-    fb_direct_tile<MR, NV>(d.xp + n * d.image + g * d.cpg * d.chan + q0, d.chan, d.taps, d.nt, d.cpg,
+    // The last tile of a grid of at least one tile starts NR back from the grid's end, like the
+    // last block of channels: no read past the grid (the in-place input has no slack).
+    fb_i64 at = q0 + NR > d.grid && d.grid >= NR ? d.grid - NR : q0;
+    fb_direct_tile<MR, NV>(d.xp + n * d.image + g * d.cpg * d.chan + at, d.chan, d.taps, d.nt, d.cpg,
                            c.w + (g * d.opg + o0) * d.K, d.K, tile);
     float* y = c.y + (n * c.O + g * d.opg + o0) * P;
     for (fb_i64 q = q0; q < q0 + NR && q < d.grid;) {  // the tile's runs of real columns, row by row
@@ -677,8 +678,8 @@ static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
       if (ow >= c.OW) { q = (oh + 1) * d.Wq; continue; }
       fb_i64 len = (rowEnd < q0 + NR ? rowEnd : q0 + NR) - q;
       for (fb_i64 i = ob * MR - o0; i < MR; ++i) {
-        if (epilogue) fb_conv_epilogue(c, g * d.opg + o0 + i, (y - c.y) + i * P + oh * c.OW + ow, tile + i * NR + (q - q0), len);
-        else __builtin_memcpy(y + i * P + oh * c.OW + ow, tile + i * NR + (q - q0), (fb_u64)len * sizeof(float));
+        if (epilogue) fb_conv_epilogue(c, g * d.opg + o0 + i, (y - c.y) + i * P + oh * c.OW + ow, tile + i * NR + (q - at), len);
+        else __builtin_memcpy(y + i * P + oh * c.OW + ow, tile + i * NR + (q - at), (fb_u64)len * sizeof(float));
       }
       q += len;
     }
@@ -708,18 +709,17 @@ static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c
   d.image = c.C * d.chan;
   d.cpg = c.C / c.groups;
   d.opg = c.O / c.groups;
-  d.nt = 0;
-  for (fb_i64 kh = 0; kh < c.KH; ++kh)
-    for (fb_i64 kw = 0; kw < c.KW; ++kw) {
-      fb_i64 a = kh * c.dh, b = kw * c.dw;
-      d.taps[d.nt++] = ((a % c.sh) * c.sw + b % c.sw) * d.Hq * d.Wq + (a / c.sh) * d.Wq + b / c.sw;
-    }
+  d.nt = fb_phase_taps(c, d.Hq, d.Wq, d.taps);
   d.K = d.cpg * d.nt;
   d.grid = c.OH * d.Wq;
+  // A 1x1 convolution of stride 1 without padding reads its input in place (its phase planes
+  // would be a plain copy, in a launch of its own): 35 of mobilenet_v2's convolutions, and every
+  // matmul that runs here. Its tiles must then fit the grid.
+  bool inPlace = c.KH == 1 && c.KW == 1 && c.sh == 1 && c.sw == 1 && c.ph == 0 && c.pw == 0 && d.grid >= kFbConvLanes;
   // Positions per tile: the fewest wasted lanes, one vector per tile counted 1.4x (its loads
   // feed half as many multiply-adds).
   double best = 0;
-  for (int nv = 1; nv <= 3; ++nv) {
+  for (int nv = 1; nv <= 3 && (!inPlace || nv * kFbConvLanes <= d.grid); ++nv) {
     fb_i64 nr = nv * kFbConvLanes, padded = (d.grid + nr - 1) / nr * nr;
     double cost = (double)padded * (nv == 1 ? 1.4 : nv == 2 ? 1.03 : 1.0);
     if (nv == 1 || cost <= best) { best = cost; d.nv = nv; }
@@ -731,8 +731,12 @@ static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c
   // in cache: tile after tile under one block of weights re-reads the whole image per block
   // (resnet18's 56x56 layers: 8 x 0.9 MB), block after block on one tile re-reads all weights.
   d.tileMajor = c.O * d.K < d.image;
-  rt->launch(rt->ctx, kernel, fb_direct_pad_rows, c.N * c.C, &d);
-  __builtin_memset(d.xp + c.N * d.image, 0, (fb_u64)(d.Wq + 4 * kFbConvLanes) * sizeof(float));
+  if (inPlace) {
+    d.xp = (float*)c.x;  // read only
+  } else {
+    rt->launch(rt->ctx, kernel, fb_direct_pad_rows, c.N * c.C, &d);
+    __builtin_memset(d.xp + c.N * d.image, 0, (fb_u64)(d.Wq + 4 * kFbConvLanes) * sizeof(float));
+  }
   rt->launch(rt->ctx, kernel, fb_direct_rows, c.N * c.groups * d.oblocks * d.tiles, &d);
 }
 // C[1 x m] = a[1 x k] @ B^T with B m x k row-major (a linear layer on one row: classifier heads):
