@@ -1,10 +1,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <atomic>
 #include <mutex>
 #include <functional>
+#include <map>
+#include <thread>
 #include <vector>
+
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 #include "core/runtime/thread_pool.h"
 
@@ -70,3 +77,39 @@ TEST(ThreadPool, ChunksShrinkTowardTheEnd) {
     EXPECT_EQ(chunks.back().second - chunks.back().first, 1) << "n=" << n;
   }
 }
+
+#ifdef __linux__
+namespace {
+int allowedCpuCount() {
+  cpu_set_t set;
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+}
+}  // namespace
+
+// Each thread of a pool runs on a CPU of its own while the pool lives (unpinned, the worker was
+// woken onto the caller's CPU and the two took turns), and the caller gets its affinity back.
+TEST(ThreadPool, PinsEachThreadToItsOwnCpuAndRestoresTheCaller) {
+  int before = allowedCpuCount();
+  if (before < 2) GTEST_SKIP() << "fewer than 2 CPUs allowed";
+  {
+    ThreadPool pool(2);
+    std::mutex m;
+    std::map<std::thread::id, std::vector<int>> cpus;
+    for (int job = 0; job < 20; ++job)
+      pool.parallelFor(64, [&](int64_t, int64_t) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));  // long enough for the worker to join in
+        std::lock_guard<std::mutex> lock(m);
+        cpus[std::this_thread::get_id()].push_back(sched_getcpu());
+      });
+    ASSERT_EQ(cpus.size(), 2u) << "both threads ran chunks";
+    std::vector<int> seen;
+    for (auto& [thread, list] : cpus) {
+      EXPECT_TRUE(std::all_of(list.begin(), list.end(), [&](int c) { return c == list.front(); })) << "a thread moved";
+      seen.push_back(list.front());
+    }
+    EXPECT_NE(seen[0], seen[1]);
+    EXPECT_EQ(allowedCpuCount(), 1) << "the caller is pinned while the pool lives";
+  }
+  EXPECT_EQ(allowedCpuCount(), before);
+}
+#endif

@@ -654,9 +654,27 @@ static void fb_direct_tile(const float* __restrict x, fb_i64 chan, const fb_i64*
   for (int i = 0; i < MR; ++i)
     for (int j = 0; j < NV; ++j) *(fb_cvu*)(out + (i * NV + j) * kFbConvLanes) = acc[i][j];
 }
+// Rows first..MR of a tile (NR positions per row) that is one run of real outputs, through the
+// forward's epilogue into y, a vector at a time: fb_epilogue_run's operations in its order. `at`:
+// row 0's first output (channel o).
+template <int NR>
+static void fb_tile_epilogue(const FbConv& c, const float* tile, int first, int MR, fb_i64 o, fb_i64 at, fb_i64 P) {
+  for (int i = first; i < MR; ++i)
+    for (int j = 0; j < NR; j += kFbConvLanes) {
+      fb_cv v = *(const fb_cv*)(tile + i * NR + j);
+      fb_i64 to = at + i * P + j;
+      if (c.bias) v = v + c.bias[o + i];
+      if (c.res) v = v + *(const fb_cvu*)(c.res + to);
+      if (c.lower) v = (v != v) | (v > c.lo) ? v : (fb_cv)c.lo;
+      if (c.upper) v = (v != v) | (v < c.hi) ? v : (fb_cv)c.hi;
+      *(fb_cvu*)(c.y + to) = v;
+    }
+}
 // rows: (n, group, block of MR output channels, tile of positions), or (n, group, tile, block)
-// when tileMajor. The last block of a group
-// starts MR back from its end (overlapping the one before, whose rows it does not store again).
+// when tileMajor. The last block of a group starts MR back from its end (overlapping the one
+// before, whose rows it does not store again). A tile that is one run of real outputs (a grid
+// without extra columns) is stored a vector at a time, others run by run (an epilogue call per
+// run and channel had cost as much as a tile's 16-32 input channels).
 template <int MR, int NV>
 static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
   const FbConv& c = *d.c;
@@ -670,16 +688,22 @@ static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
     // The last tile of a grid of at least one tile starts NR back from the grid's end, like the
     // last block of channels: no read past the grid (the in-place input has no slack).
     fb_i64 at = q0 + NR > d.grid && d.grid >= NR ? d.grid - NR : q0;
-    fb_direct_tile<MR, NV>(d.xp + n * d.image + g * d.cpg * d.chan + at, d.chan, d.taps, d.nt, d.cpg,
-                           c.w + (g * d.opg + o0) * d.K, d.K, tile);
-    float* y = c.y + (n * c.O + g * d.opg + o0) * P;
+    const float* x = d.xp + n * d.image + g * d.cpg * d.chan + at;
+    const float* w = c.w + (g * d.opg + o0) * d.K;
+    fb_i64 yat = (n * c.O + g * d.opg + o0) * P;  // channel o0's first output
+    int first = (int)(ob * MR - o0);
+    fb_direct_tile<MR, NV>(x, d.chan, d.taps, d.nt, d.cpg, w, d.K, tile);
+    if (d.Wq == c.OW && q0 + NR <= d.grid) {
+      fb_tile_epilogue<NR>(c, tile, first, MR, g * d.opg + o0, yat + q0, P);
+      continue;
+    }
     for (fb_i64 q = q0; q < q0 + NR && q < d.grid;) {  // the tile's runs of real columns, row by row
       fb_i64 oh = q / d.Wq, ow = q % d.Wq, rowEnd = d.Wq == c.OW ? d.grid : oh * d.Wq + c.OW;  // no extra columns: one run
       if (ow >= c.OW) { q = (oh + 1) * d.Wq; continue; }
       fb_i64 len = (rowEnd < q0 + NR ? rowEnd : q0 + NR) - q;
-      for (fb_i64 i = ob * MR - o0; i < MR; ++i) {
-        if (epilogue) fb_conv_epilogue(c, g * d.opg + o0 + i, (y - c.y) + i * P + oh * c.OW + ow, tile + i * NR + (q - at), len);
-        else __builtin_memcpy(y + i * P + oh * c.OW + ow, tile + i * NR + (q - at), (fb_u64)len * sizeof(float));
+      for (fb_i64 i = first; i < MR; ++i) {
+        if (epilogue) fb_conv_epilogue(c, g * d.opg + o0 + i, yat + i * P + oh * c.OW + ow, tile + i * NR + (q - at), len);
+        else __builtin_memcpy(c.y + yat + i * P + oh * c.OW + ow, tile + i * NR + (q - at), (fb_u64)len * sizeof(float));
       }
       q += len;
     }
