@@ -326,40 +326,7 @@ static void fb_split_row(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i6
   else if (s == 4) fb_split_phases<4>(src, W, pw, s, dst, phaseStride);
   else fb_split_phases<0>(src, W, pw, s, dst, phaseStride);
 }
-// A run of `len` outputs of channel o through the forward's epilogue, src to dst (may be the same);
-// res points at the residual of the run's first output. Specialized per part so each loop vectorizes.
-template <bool B, bool R, bool L, bool U>
-static void fb_epilogue_run(const FbConv& c, fb_i64 o, const float* src, const float* __restrict res, float* dst, fb_i64 len) {
-  const float b = B ? c.bias[o] : 0.0f, lo = c.lo, hi = c.hi;
-  for (fb_i64 i = 0; i < len; ++i) {
-    float v = src[i];
-    if (B) v = v + b;
-    if (R) v = v + res[i];
-    if (L) v = fb_max(v, lo);
-    if (U) v = fb_min(v, hi);
-    dst[i] = v;
-  }
-}
-static bool fb_has_epilogue(const FbConv& c) { return c.bias || c.res || c.lower || c.upper; }
-// y + at .. + len of channel o from src (the whole epilogue; src == y + at in place).
-static void fb_conv_epilogue(const FbConv& c, fb_i64 o, fb_i64 at, const float* src, fb_i64 len) {
-  float* dst = c.y + at;
-  const float* res = c.res ? c.res + at : 0;
-  switch ((c.bias ? 8 : 0) | (c.res ? 4 : 0) | (c.lower ? 2 : 0) | (c.upper ? 1 : 0)) {
-#define FB_EPILOGUE_CASE(k) \
-  case k: fb_epilogue_run<(k & 8) != 0, (k & 4) != 0, (k & 2) != 0, (k & 1) != 0>(c, o, src, res, dst, len); break;
-    FB_EPILOGUE_CASE(0) FB_EPILOGUE_CASE(1) FB_EPILOGUE_CASE(2) FB_EPILOGUE_CASE(3) FB_EPILOGUE_CASE(4) FB_EPILOGUE_CASE(5)
-    FB_EPILOGUE_CASE(6) FB_EPILOGUE_CASE(7) FB_EPILOGUE_CASE(8) FB_EPILOGUE_CASE(9) FB_EPILOGUE_CASE(10) FB_EPILOGUE_CASE(11)
-    FB_EPILOGUE_CASE(12) FB_EPILOGUE_CASE(13) FB_EPILOGUE_CASE(14) FB_EPILOGUE_CASE(15)
-#undef FB_EPILOGUE_CASE
-  }
-}
-// ---- stride-phase planes: what the direct and depthwise convolutions read ------------------
-// An image plane copied zero-padded and split by stride phase: padded row r and column col go to
-// phase (r % sh, col % sw), position (r / sh, col / sw), each phase Hq x Wq. Tap (kh, kw) of output
-// (oh, ow) then reads its phase at the output's own flat position oh * Wq + ow plus a fixed offset
-// (fb_phase_taps), so a vector of outputs on that grid (OH rows of Wq >= OW columns, the extra
-// columns thrown away) reads each tap as one contiguous load with no bounds checks.
+// The direct and depthwise convolutions' vectors: 16 lanes where the host has AVX-512.
 #if defined(__AVX512F__)
 typedef float fb_cv __attribute__((ext_vector_type(16)));
 typedef float fb_cvu __attribute__((ext_vector_type(16), aligned(4)));
@@ -369,6 +336,57 @@ typedef float fb_cv __attribute__((ext_vector_type(8)));
 typedef float fb_cvu __attribute__((ext_vector_type(8), aligned(4)));
 static const int kFbConvLanes = 8, kFbConvRows = 4;  // 4 x 3 of 16
 #endif
+#if defined(__AVX512F__)
+typedef float fb_v16sf __attribute__((__vector_size__(64)));  // the AVX-512 builtins' type
+#endif
+// The first n lanes of p (n <= kFbConvLanes), the rest 0; no read past them.
+static inline fb_cv fb_load_lanes(const float* p, fb_i64 n) {
+  if (n == kFbConvLanes) return *(const fb_cvu*)p;
+#if defined(__AVX512F__)
+  return (fb_cv)__builtin_ia32_loadups512_mask(p, (fb_v16sf)(fb_cv)0.0f, (unsigned short)((1u << n) - 1));
+#else
+  fb_cv v = 0.0f;
+  for (fb_i64 i = 0; i < n; ++i) v[i] = p[i];
+  return v;
+#endif
+}
+// Stores the first n lanes of v at p (n <= kFbConvLanes); no write past them.
+static inline void fb_store_lanes(float* p, fb_cv v, fb_i64 n) {
+  if (n == kFbConvLanes) {
+    *(fb_cvu*)p = v;
+    return;
+  }
+#if defined(__AVX512F__)
+  __builtin_ia32_storeups512_mask(p, (fb_v16sf)v, (unsigned short)((1u << n) - 1));
+#else
+  for (fb_i64 i = 0; i < n; ++i) p[i] = v[i];
+#endif
+}
+static bool fb_has_epilogue(const FbConv& c) { return c.bias || c.res || c.lower || c.upper; }
+// y + at .. + len of channel o from src (the whole epilogue; src == y + at in place): bias, then
+// residual, then the clamps (fb_max/fb_min's NaN rule lane by lane), a vector at a time, the last
+// one masked. Runs are short (7-57 floats: a row, or a tile's piece of one), and a scalar loop
+// per part left most of them to its remainder.
+static void fb_conv_epilogue(const FbConv& c, fb_i64 o, fb_i64 at, const float* src, fb_i64 len) {
+  float* dst = c.y + at;
+  const float* res = c.res ? c.res + at : 0;
+  const float b = c.bias ? c.bias[o] : 0.0f;
+  for (fb_i64 i = 0; i < len; i += kFbConvLanes) {
+    fb_i64 n = len - i < kFbConvLanes ? len - i : kFbConvLanes;
+    fb_cv v = fb_load_lanes(src + i, n);
+    if (c.bias) v = v + b;
+    if (c.res) v = v + fb_load_lanes(res + i, n);
+    if (c.lower) v = (v != v) | (v > c.lo) ? v : (fb_cv)c.lo;
+    if (c.upper) v = (v != v) | (v < c.hi) ? v : (fb_cv)c.hi;
+    fb_store_lanes(dst + i, v, n);
+  }
+}
+// ---- stride-phase planes: what the direct and depthwise convolutions read ------------------
+// An image plane copied zero-padded and split by stride phase: padded row r and column col go to
+// phase (r % sh, col % sw), position (r / sh, col / sw), each phase Hq x Wq. Tap (kh, kw) of output
+// (oh, ow) then reads its phase at the output's own flat position oh * Wq + ow plus a fixed offset
+// (fb_phase_taps), so a vector of outputs on that grid (OH rows of Wq >= OW columns, the extra
+// columns thrown away) reads each tap as one contiguous load with no bounds checks.
 static void fb_phase_shape(const FbConv& c, fb_i64& Hq, fb_i64& Wq) {
   Hq = (c.H + 2 * c.ph + c.sh - 1) / c.sh;
   Wq = (c.W + 2 * c.pw + c.sw - 1) / c.sw;
@@ -654,27 +672,9 @@ static void fb_direct_tile(const float* __restrict x, fb_i64 chan, const fb_i64*
   for (int i = 0; i < MR; ++i)
     for (int j = 0; j < NV; ++j) *(fb_cvu*)(out + (i * NV + j) * kFbConvLanes) = acc[i][j];
 }
-// Rows first..MR of a tile (NR positions per row) that is one run of real outputs, through the
-// forward's epilogue into y, a vector at a time: fb_epilogue_run's operations in its order. `at`:
-// row 0's first output (channel o).
-template <int NR>
-static void fb_tile_epilogue(const FbConv& c, const float* tile, int first, int MR, fb_i64 o, fb_i64 at, fb_i64 P) {
-  for (int i = first; i < MR; ++i)
-    for (int j = 0; j < NR; j += kFbConvLanes) {
-      fb_cv v = *(const fb_cv*)(tile + i * NR + j);
-      fb_i64 to = at + i * P + j;
-      if (c.bias) v = v + c.bias[o + i];
-      if (c.res) v = v + *(const fb_cvu*)(c.res + to);
-      if (c.lower) v = (v != v) | (v > c.lo) ? v : (fb_cv)c.lo;
-      if (c.upper) v = (v != v) | (v < c.hi) ? v : (fb_cv)c.hi;
-      *(fb_cvu*)(c.y + to) = v;
-    }
-}
 // rows: (n, group, block of MR output channels, tile of positions), or (n, group, tile, block)
 // when tileMajor. The last block of a group starts MR back from its end (overlapping the one
-// before, whose rows it does not store again). A tile that is one run of real outputs (a grid
-// without extra columns) is stored a vector at a time, others run by run (an epilogue call per
-// run and channel had cost as much as a tile's 16-32 input channels).
+// before, whose rows it does not store again). Outputs go through the epilogue run by run.
 template <int MR, int NV>
 static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
   const FbConv& c = *d.c;
@@ -693,10 +693,6 @@ static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
     fb_i64 yat = (n * c.O + g * d.opg + o0) * P;  // channel o0's first output
     int first = (int)(ob * MR - o0);
     fb_direct_tile<MR, NV>(x, d.chan, d.taps, d.nt, d.cpg, w, d.K, tile);
-    if (d.Wq == c.OW && q0 + NR <= d.grid) {
-      fb_tile_epilogue<NR>(c, tile, first, MR, g * d.opg + o0, yat + q0, P);
-      continue;
-    }
     for (fb_i64 q = q0; q < q0 + NR && q < d.grid;) {  // the tile's runs of real columns, row by row
       fb_i64 oh = q / d.Wq, ow = q % d.Wq, rowEnd = d.Wq == c.OW ? d.grid : oh * d.Wq + c.OW;  // no extra columns: one run
       if (ow >= c.OW) { q = (oh + 1) * d.Wq; continue; }
