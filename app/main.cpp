@@ -8,6 +8,7 @@
 #include "app/cli_args.h"
 #include "app/commands.h"
 #include "core/ir/error.h"
+#include "core/runtime/blas_kernels.h"
 
 #ifdef FUSEBOX_HAS_GUI
 #include "app/gui/gui_main.h"
@@ -18,6 +19,7 @@
 #endif
 
 int main(int argc, char** argv) {
+  fusebox::restartForBlasKernels(argv);
   using namespace fusebox::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
 #ifdef FUSEBOX_HAS_GUI

@@ -311,20 +311,23 @@ typedef float fb_f8 __attribute__((ext_vector_type(8)));
 // convolutions and pools; 4: patchify stems). Stepping through the input column by column cost
 // 5 cycles a float (a 14-wide row at stride 2: 64 cycles; 80% of a stride-2 depthwise layer).
 template <int S>
-static void fb_split_phases(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i64 s, float* __restrict dst, fb_i64 phaseStride) {
+static void fb_split_phases(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i64 s, float* __restrict dst, fb_i64 phaseStride,
+                            fb_i64 phases) {
   const fb_i64 st = S > 0 ? S : s;
-  for (fb_i64 q = 0; q < st; ++q) {
+  for (fb_i64 q = 0; q < phases; ++q) {
     fb_i64 off = q - pw;  // position j of phase q is input column j * st + off
     fb_i64 lo = off >= 0 ? 0 : (-off + st - 1) / st, hi = W - off <= 0 ? 0 : (W - off + st - 1) / st;
     float* __restrict d = dst + q * phaseStride;
     for (fb_i64 j = lo; j < hi; ++j) d[j] = src[j * st + off];
   }
 }
-static void fb_split_row(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i64 s, float* __restrict dst, fb_i64 phaseStride) {
+// `phases`: only the first ones (the others are not read).
+static void fb_split_row(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i64 s, float* __restrict dst, fb_i64 phaseStride,
+                         fb_i64 phases) {
   if (s == 1) __builtin_memcpy(dst + pw, src, (fb_u64)W * sizeof(float));
-  else if (s == 2) fb_split_phases<2>(src, W, pw, s, dst, phaseStride);
-  else if (s == 4) fb_split_phases<4>(src, W, pw, s, dst, phaseStride);
-  else fb_split_phases<0>(src, W, pw, s, dst, phaseStride);
+  else if (s == 2) fb_split_phases<2>(src, W, pw, s, dst, phaseStride, phases);
+  else if (s == 4) fb_split_phases<4>(src, W, pw, s, dst, phaseStride, phases);
+  else fb_split_phases<0>(src, W, pw, s, dst, phaseStride, phases);
 }
 // The direct and depthwise convolutions' vectors: 16 lanes where the host has AVX-512.
 #if defined(__AVX512F__)
@@ -402,11 +405,12 @@ static int fb_phase_taps(const FbConv& c, fb_i64 Hq, fb_i64 Wq, fb_i64* taps) {
   return nt;
 }
 // The plane x (H x W) into its phases at dst; writes only the image's own positions (the padding
-// is the caller's zeros).
-static void fb_phase_load(const FbConv& c, const float* x, fb_i64 Hq, fb_i64 Wq, float* dst) {
+// is the caller's zeros). `firstOnly`: phase (0, 0) alone, all a 1x1 kernel reads.
+static void fb_phase_load(const FbConv& c, const float* x, fb_i64 Hq, fb_i64 Wq, float* dst, bool firstOnly = false) {
   for (fb_i64 ih = 0; ih < c.H; ++ih) {
     fb_i64 r = ih + c.ph;  // row phase r % sh, column phases after it
-    fb_split_row(x + ih * c.W, c.W, c.pw, c.sw, dst + (r % c.sh) * c.sw * Hq * Wq + (r / c.sh) * Wq, Hq * Wq);
+    if (firstOnly && r % c.sh != 0) continue;
+    fb_split_row(x + ih * c.W, c.W, c.pw, c.sw, dst + (r % c.sh) * c.sw * Hq * Wq + (r / c.sh) * Wq, Hq * Wq, firstOnly ? 1 : c.sw);
   }
 }
 
@@ -638,6 +642,7 @@ struct FbDirectConv {
   fb_i64 cpg, opg, K, grid, tiles, oblocks;
   fb_i64 taps[kFbDirectTaps]; int nt, mr, nv;
   bool tileMajor;  // rows run every block of channels over one tile before the next tile
+  bool onePhase;   // a 1x1 kernel: only phase (0, 0) is copied and read
 };
 // Floats of scratch the padded copy takes; cpp_codegen.cpp's directConvScratchFloats mirrors it.
 static fb_i64 fb_direct_scratch(const FbConv& c, fb_i64& Hq, fb_i64& Wq) {
@@ -650,7 +655,7 @@ static void fb_direct_pad_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows:
   for (fb_i64 pl = begin; pl < end; ++pl) {
     float* dst = d.xp + pl * d.chan;
     __builtin_memset(dst, 0, (fb_u64)d.chan * sizeof(float));
-    fb_phase_load(c, c.x + pl * c.H * c.W, d.Hq, d.Wq, dst);
+    fb_phase_load(c, c.x + pl * c.H * c.W, d.Hq, d.Wq, dst, d.onePhase);
   }
 }
 // acc[i][j] = sum over input channels and taps of w[i][k] * x[tap + j]: one tile into `out`.
@@ -725,7 +730,10 @@ static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c
   d.c = &c;
   d.xp = scratch;
   fb_direct_scratch(c, d.Hq, d.Wq);
-  d.chan = c.sh * c.sw * d.Hq * d.Wq;
+  // A 1x1 kernel reads phase (0, 0) alone: a stride-2 one (resnet's downsamples) copied four
+  // times the input it reads.
+  d.onePhase = c.KH == 1 && c.KW == 1;
+  d.chan = (d.onePhase ? 1 : c.sh * c.sw) * d.Hq * d.Wq;
   d.image = c.C * d.chan;
   d.cpg = c.C / c.groups;
   d.opg = c.O / c.groups;
@@ -1035,7 +1043,7 @@ static void fb_pool_phase_plane(const FbPool& p, fb_i64 pl, const float* padded,
 static void fb_pool_forward_phases(const FbPool& p, fb_i64 pl, float* padded, const fb_i64* at, fb_i64 pwidth) {
   fb_i64 Hp = p.H + 2 * p.ph;
   const float* x = p.x + pl * p.H * p.W;
-  for (fb_i64 ih = 0; ih < p.H; ++ih) fb_split_row(x + ih * p.W, p.W, p.pw, p.sw, padded + (ih + p.ph) * pwidth, Hp * pwidth);
+  for (fb_i64 ih = 0; ih < p.H; ++ih) fb_split_row(x + ih * p.W, p.W, p.pw, p.sw, padded + (ih + p.ph) * pwidth, Hp * pwidth, p.sw);
   if (p.mode == 0) fb_pool_phase_plane<true>(p, pl, padded, at, pwidth);
   else fb_pool_phase_plane<false>(p, pl, padded, at, pwidth);
 }
