@@ -636,6 +636,7 @@ extern "C" void fb_conv_weight_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
 // positions held in registers over all input channels and taps; the weights are read in place
 // (row o, stride K).
 static const int kFbDirectTaps = 128;  // widest KH*KW on this path
+static const fb_i64 kFbPackFloats = 24576;  // a 1x1 tile's packed input, on the stack
 struct FbDirectConv {
   const FbConv* c; float* xp;        // xp: the padded phase planes, image after image
   fb_i64 Hq, Wq, chan, image;        // phase plane rows and columns; floats per channel, per image
@@ -686,6 +687,13 @@ static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
   const fb_i64 NR = NV * kFbConvLanes, P = c.OH * c.OW;
   const bool epilogue = fb_has_epilogue(c);
   float tile[MR * NV * kFbConvLanes] __attribute__((aligned(64)));
+  // A 1x1 kernel's tile reads one NR-float piece of every input channel, 784 bytes or more apart
+  // and across cache lines; where several blocks of channels run on it one after the other
+  // (tileMajor), it is copied once into `packed`, contiguous and aligned (a 576 -> 96 1x1 at
+  // 14x14: 119 -> 153 GFLOP/s on one core).
+  float packed[kFbPackFloats] __attribute__((aligned(64)));
+  const bool pack = d.tileMajor && d.nt == 1 && d.oblocks >= 4 && d.cpg * NR <= kFbPackFloats;
+  const float* packedFrom = 0;
   for (fb_i64 r = begin; r < end; ++r) {
     fb_i64 t = d.tileMajor ? r / d.oblocks % d.tiles : r % d.tiles, ob = d.tileMajor ? r % d.oblocks : r / d.tiles % d.oblocks,
            ng = r / (d.tiles * d.oblocks);
@@ -694,10 +702,19 @@ static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
     // last block of channels: no read past the grid (the in-place input has no slack).
     fb_i64 at = q0 + NR > d.grid && d.grid >= NR ? d.grid - NR : q0;
     const float* x = d.xp + n * d.image + g * d.cpg * d.chan + at;
+    fb_i64 chan = d.chan;
+    if (pack) {
+      if (packedFrom != x)
+        for (fb_i64 ci = 0; ci < d.cpg; ++ci)
+          for (int j = 0; j < NV; ++j) *(fb_cv*)(packed + ci * NR + j * kFbConvLanes) = *(const fb_cvu*)(x + ci * d.chan + j * kFbConvLanes);
+      packedFrom = x;
+      x = packed;
+      chan = NR;
+    }
     const float* w = c.w + (g * d.opg + o0) * d.K;
     fb_i64 yat = (n * c.O + g * d.opg + o0) * P;  // channel o0's first output
     int first = (int)(ob * MR - o0);
-    fb_direct_tile<MR, NV>(x, d.chan, d.taps, d.nt, d.cpg, w, d.K, tile);
+    fb_direct_tile<MR, NV>(x, chan, d.taps, d.nt, d.cpg, w, d.K, tile);
     for (fb_i64 q = q0; q < q0 + NR && q < d.grid;) {  // the tile's runs of real columns, row by row
       fb_i64 oh = q / d.Wq, ow = q % d.Wq, rowEnd = d.Wq == c.OW ? d.grid : oh * d.Wq + c.OW;  // no extra columns: one run
       if (ow >= c.OW) { q = (oh + 1) * d.Wq; continue; }
