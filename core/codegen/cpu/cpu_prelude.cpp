@@ -305,30 +305,6 @@ static inline void fb_valid_cols(fb_i64 kw, fb_i64 W, fb_i64 OW, fb_i64 s, fb_i6
   if (lo > hi) lo = hi;
 }
 typedef float fb_f8 __attribute__((ext_vector_type(8)));
-// One input row of W floats split by column stride phase: padded column t = iw + pw goes to phase
-// t % s, position t / s; phase q's row starts at dst + q * phaseStride. Phase by phase, each a
-// strided copy that LLVM vectorizes with shuffles for a constant stride (2: most strided
-// convolutions and pools; 4: patchify stems). Stepping through the input column by column cost
-// 5 cycles a float (a 14-wide row at stride 2: 64 cycles; 80% of a stride-2 depthwise layer).
-template <int S>
-static void fb_split_phases(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i64 s, float* __restrict dst, fb_i64 phaseStride,
-                            fb_i64 phases) {
-  const fb_i64 st = S > 0 ? S : s;
-  for (fb_i64 q = 0; q < phases; ++q) {
-    fb_i64 off = q - pw;  // position j of phase q is input column j * st + off
-    fb_i64 lo = off >= 0 ? 0 : (-off + st - 1) / st, hi = W - off <= 0 ? 0 : (W - off + st - 1) / st;
-    float* __restrict d = dst + q * phaseStride;
-    for (fb_i64 j = lo; j < hi; ++j) d[j] = src[j * st + off];
-  }
-}
-// `phases`: only the first ones (the others are not read).
-static void fb_split_row(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i64 s, float* __restrict dst, fb_i64 phaseStride,
-                         fb_i64 phases) {
-  if (s == 1) __builtin_memcpy(dst + pw, src, (fb_u64)W * sizeof(float));
-  else if (s == 2) fb_split_phases<2>(src, W, pw, s, dst, phaseStride, phases);
-  else if (s == 4) fb_split_phases<4>(src, W, pw, s, dst, phaseStride, phases);
-  else fb_split_phases<0>(src, W, pw, s, dst, phaseStride, phases);
-}
 // The direct and depthwise convolutions' vectors: 16 lanes where the host has AVX-512.
 #if defined(__AVX512F__)
 typedef float fb_cv __attribute__((ext_vector_type(16)));
@@ -364,6 +340,52 @@ static inline void fb_store_lanes(float* p, fb_cv v, fb_i64 n) {
 #else
   for (fb_i64 i = 0; i < n; ++i) p[i] = v[i];
 #endif
+}
+// One input row of W floats split by column stride phase: padded column t = iw + pw goes to phase
+// t % s, position t / s; phase q's row starts at dst + q * phaseStride. Phase by phase, each a
+// strided copy that LLVM vectorizes with shuffles for a constant stride (2: most strided
+// convolutions and pools; 4: patchify stems). Stepping through the input column by column cost
+// 5 cycles a float (a 14-wide row at stride 2: 64 cycles; 80% of a stride-2 depthwise layer).
+template <int S>
+static void fb_split_phases(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i64 s, float* __restrict dst, fb_i64 phaseStride,
+                            fb_i64 phases) {
+  const fb_i64 st = S > 0 ? S : s;
+  for (fb_i64 q = 0; q < phases; ++q) {
+    fb_i64 off = q - pw;  // position j of phase q is input column j * st + off
+    fb_i64 lo = off >= 0 ? 0 : (-off + st - 1) / st, hi = W - off <= 0 ? 0 : (W - off + st - 1) / st;
+    float* __restrict d = dst + q * phaseStride;
+    for (fb_i64 j = lo; j < hi; ++j) d[j] = src[j * st + off];
+  }
+}
+// `phases`: only the first ones (the others are not read).
+#if defined(__AVX512F__)
+// Stride 2, both phases, 32 input columns at a time: two loads, the even and the odd columns
+// picked by two permutes, one store per phase, the last piece masked. Even columns go to phase
+// pw % 2 at position pw / 2 + m, odd ones to the other phase at pw / 2 + m + pw % 2. The strided
+// copies run short rows (7-28 positions a phase) in their scalar remainder: 40 cycles a 14-wide row.
+static void fb_split2_rows(const float* __restrict src, fb_i64 W, fb_i64 pw, float* __restrict dst, fb_i64 phaseStride) {
+  fb_i64 a = pw % 2, base = pw / 2;
+  float* __restrict even = dst + a * phaseStride + base;
+  float* __restrict odd = dst + (1 - a) * phaseStride + base + a;
+  for (fb_i64 c = 0; c < W; c += 32) {
+    fb_i64 n = W - c < 32 ? W - c : 32;
+    fb_cv lo = fb_load_lanes(src + c, n < 16 ? n : 16), hi = n > 16 ? fb_load_lanes(src + c + 16, n - 16) : (fb_cv)0.0f;
+    fb_cv e = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    fb_cv o = __builtin_shufflevector(lo, hi, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    fb_store_lanes(even + c / 2, e, (n + 1) / 2);
+    if (n / 2) fb_store_lanes(odd + c / 2, o, n / 2);
+  }
+}
+#endif
+static void fb_split_row(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i64 s, float* __restrict dst, fb_i64 phaseStride,
+                         fb_i64 phases) {
+  if (s == 1) __builtin_memcpy(dst + pw, src, (fb_u64)W * sizeof(float));
+#if defined(__AVX512F__)
+  else if (s == 2 && phases == 2) fb_split2_rows(src, W, pw, dst, phaseStride);
+#endif
+  else if (s == 2) fb_split_phases<2>(src, W, pw, s, dst, phaseStride, phases);
+  else if (s == 4) fb_split_phases<4>(src, W, pw, s, dst, phaseStride, phases);
+  else fb_split_phases<0>(src, W, pw, s, dst, phaseStride, phases);
 }
 static bool fb_has_epilogue(const FbConv& c) { return c.bias || c.res || c.lower || c.upper; }
 // y + at .. + len of channel o from src (the whole epilogue; src == y + at in place): bias, then
