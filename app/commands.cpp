@@ -424,7 +424,7 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
   std::printf("model %s (%s) on %s: pipeline %.2f ms, compile %.1f ms%s, %d iteration%s\n", p.traced().name.c_str(),
               config.train ? "training step" : "inference", target.c_str(), pipelineMs, r.compileMs, r.fromCache ? " (cached)" : "", iters,
               iters == 1 ? "" : "s");
-  if (target == "cpu" && !blasKernels().empty()) std::printf("BLAS: OpenBLAS with its %s kernels\n", blasKernels().c_str());
+  if (std::string blas = blasKernels(); target == "cpu" && !blas.empty()) std::printf("BLAS: OpenBLAS with its %s kernels\n", blas.c_str());
   if (config.train) {  // what the step differentiates: an imported model's constants are not trained
     std::string names;
     int trained = 0, constants = 0;

@@ -357,7 +357,6 @@ static void fb_split_phases(const float* __restrict src, fb_i64 W, fb_i64 pw, fb
     for (fb_i64 j = lo; j < hi; ++j) d[j] = src[j * st + off];
   }
 }
-// `phases`: only the first ones (the others are not read).
 #if defined(__AVX512F__)
 // Stride 2, both phases, 32 input columns at a time: two loads, the even and the odd columns
 // picked by two permutes, one store per phase, the last piece masked. Even columns go to phase
@@ -377,6 +376,7 @@ static void fb_split2_rows(const float* __restrict src, fb_i64 W, fb_i64 pw, flo
   }
 }
 #endif
+// `phases`: only the first ones (the others are not read).
 static void fb_split_row(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i64 s, float* __restrict dst, fb_i64 phaseStride,
                          fb_i64 phases) {
   if (s == 1) __builtin_memcpy(dst + pw, src, (fb_u64)W * sizeof(float));
