@@ -293,8 +293,9 @@ void CudaExecutable::run() {
           CUdeviceptr bias, res;
           int32_t lower, upper;
           float lo, hi;
+          int32_t silu;
         } p{m.table[l.a], m.table[l.b], m.table[l.c], {}, l.bias < 0 ? 0 : m.table[l.bias], l.residual < 0 ? 0 : m.table[l.residual],
-            l.lower, l.upper, l.lo, l.hi};
+            l.lower, l.upper, l.lo, l.hi, l.silu};
         std::memcpy(p.f, l.ints.data(), sizeof p.f);
         void* args[] = {&p};
         launch(l.name, l.grid, 256, args);

@@ -18,6 +18,7 @@ std::string ConvEpilogue::str() const {
   if (!residual.empty()) add("+ residual " + residual);
   if (lower) add("max " + num(lo));
   if (upper) add("min " + num(hi));
+  if (silu) add("silu");
   return s.empty() ? "copy" : s;
 }
 
@@ -70,6 +71,26 @@ private:
 };
 
 bool isBinary(const LExpr& e, BinaryOp op) { return e.kind == LExpr::Kind::Binary && e.binaryOp == op && e.dtype == DType::F32; }
+bool isUnary(const LExpr& e, UnaryOp op) { return e.kind == LExpr::Kind::Unary && e.unaryOp == op && e.dtype == DType::F32; }
+bool isConstant(const LExpr& e, double v) { return e.kind == LExpr::Kind::Constant && e.value == v; }
+
+// v when e is SiLU as decomposed, v * (1 / (exp(-v) + 1)) (either operand order of the mul and
+// the add), else null. The two v's are the same expression (compared as text).
+LExprPtr siluOperand(const LExpr& e) {
+  if (!isBinary(e, BinaryOp::Mul)) return nullptr;
+  for (int i = 0; i < 2; ++i) {
+    const LExprPtr& v = e.args[i];
+    const LExpr& d = *e.args[1 - i];
+    if (!isBinary(d, BinaryOp::Div) || !isConstant(*d.args[0], 1) || !isBinary(*d.args[1], BinaryOp::Add)) continue;
+    const LExpr& sum = *d.args[1];
+    for (int j = 0; j < 2; ++j) {
+      const LExpr& ex = *sum.args[j];
+      if (!isConstant(*sum.args[1 - j], 1) || !isUnary(ex, UnaryOp::Exp) || !isUnary(*ex.args[0], UnaryOp::Neg)) continue;
+      if (ex.args[0]->args[0]->str() == v->str()) return v;
+    }
+  }
+  return nullptr;
+}
 
 }  // namespace
 
@@ -155,12 +176,17 @@ std::optional<ConvEpilogue> matchConvEpilogue(const LoopProgram& p, const std::v
 
   ConvEpilogue ep;
   ep.output = last->output;
-  // act: min(max(v, lo), hi), either part optional, the constant second as the decompositions write it.
-  if (isBinary(*e, BinaryOp::Minimum) && e->args[1]->kind == LExpr::Kind::Constant) {
-    ep.upper = true, ep.hi = e->args[1]->value, e = e->args[0];
-  }
-  if (isBinary(*e, BinaryOp::Maximum) && e->args[1]->kind == LExpr::Kind::Constant) {
-    ep.lower = true, ep.lo = e->args[1]->value, e = e->args[0];
+  // act: SiLU, or min(max(v, lo), hi), either part optional, the constant second as the
+  // decompositions write it.
+  if (LExprPtr v = siluOperand(*e)) {
+    ep.silu = true, e = v;
+  } else {
+    if (isBinary(*e, BinaryOp::Minimum) && e->args[1]->kind == LExpr::Kind::Constant) {
+      ep.upper = true, ep.hi = e->args[1]->value, e = e->args[0];
+    }
+    if (isBinary(*e, BinaryOp::Maximum) && e->args[1]->kind == LExpr::Kind::Constant) {
+      ep.lower = true, ep.lo = e->args[1]->value, e = e->args[0];
+    }
   }
   // sum: ((conv + bias) + residual), each add either way round (f32 addition commutes exactly).
   IndexExpr channel = idx[1];
@@ -182,7 +208,7 @@ std::optional<ConvEpilogue> matchConvEpilogue(const LoopProgram& p, const std::v
     e = leaf == e->args[1].get() ? e->args[0] : e->args[1];
   }
   if (!(isF32Load(*e) && e->buffer == conv->output)) {
-    why = "the epilogue computes more than a bias, a residual and a clamp: " + e->str();
+    why = "the epilogue computes more than a bias, a residual and a clamp or SiLU: " + e->str();
     return std::nullopt;
   }
   return ep;

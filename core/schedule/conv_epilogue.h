@@ -4,9 +4,9 @@
 //
 //   y[n, o, p] = act((conv[n, o, p] + bias[o]) + residual[n, o, p])
 //
-// each part optional; act is max(v, lo) (ReLU) or min(max(v, lo), hi) (Clip, ReLU6), evaluated
-// in that order with the loop IR's own maximum/minimum, so the numbers are those of the
-// separate kernels.
+// each part optional; act is max(v, lo) (ReLU), min(max(v, lo), hi) (Clip, ReLU6), or SiLU as
+// the decompositions write it, v * (1 / (exp(-v) + 1)) (EfficientNet's swish), evaluated in that
+// order with the loop IR's own operations, so the numbers are those of the separate kernels.
 #pragma once
 
 #include <map>
@@ -23,6 +23,7 @@ struct ConvEpilogue {
   std::string residual;  // a buffer shaped like the output, read at the same point; "" for none
   bool lower = false, upper = false;  // max(v, lo), then min(v, hi)
   double lo = 0, hi = 0;
+  bool silu = false;                  // v * (1 / (exp(-v) + 1)), never with the clamps
   std::string output;  // the buffer the last epilogue node writes: the kernel's only store
   std::string str() const;  // "+ bias b3, + residual buf7, max 0"
 };

@@ -66,6 +66,30 @@ const Kernel* externWithEpilogue(const Schedule& s, const std::string& output) {
   return nullptr;
 }
 
+// SiLU as decomposed, v * (1 / (exp(-v) + 1)), is an epilogue activation; a product with the
+// sigmoid of another value is not.
+TEST(Schedule, ConvAbsorbsSiluAsItsEpilogue) {
+  LoopProgram p = loopsOfSource(R"(
+model t(x: f32[2, 3, 9, 7], r: f32[2, 4, 9, 7]) {
+  param w: f32[4, 3, 3, 3] = randn(seed=1)
+  param b: f32[4] = randn(seed=2)
+  param w2: f32[4, 3, 3, 3] = randn(seed=3)
+  y = silu(conv2d(x, w, b, padding=[1]) + r)
+  c = conv2d(x, w2, padding=[1])
+  z = c * sigmoid(c + r)
+  return y, z
+})");
+  Schedule s = schedule(p);
+  const Kernel* k = externWithEpilogue(s, p.outputs[0]);
+  ASSERT_NE(k, nullptr) << s.str();
+  EXPECT_TRUE(k->epilogue->silu && !k->epilogue->lower && !k->epilogue->upper);
+  EXPECT_FALSE(k->epilogue->bias.empty());
+  EXPECT_EQ(k->epilogue->residual, "r");
+  EXPECT_EQ(k->epilogue->str().find("silu") != std::string::npos, true);
+  EXPECT_EQ(externWithEpilogue(s, p.outputs[1]), nullptr) << s.str();
+  EXPECT_TRUE(anyDecision(s, false, "more than a bias, a residual and a clamp or SiLU")) << s.str();
+}
+
 TEST(Schedule, ConvAbsorbsBiasResidualAndClampAsItsEpilogue) {
   LoopProgram p = loopsOfSource(R"(
 model t(x: f32[2, 3, 9, 7], r: f32[2, 4, 9, 7]) {

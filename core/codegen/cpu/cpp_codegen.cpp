@@ -218,7 +218,7 @@ private:
     const ConvEpilogue& e = *k.epilogue;
     auto opt = [&](const std::string& b) { return b.empty() ? std::string("0") : bufArg(b, "const float"); };
     return ", " + opt(e.bias) + ", " + opt(e.residual) + ", " + std::to_string(e.lower) + ", " + std::to_string(e.upper) + ", " +
-           literal(e.lo, DType::F32) + ", " + literal(e.hi, DType::F32);
+           literal(e.lo, DType::F32) + ", " + literal(e.hi, DType::F32) + ", " + std::to_string(e.silu);
   }
 
   std::string externFunction(const Kernel& k, GeneratedKernel& gk) {

@@ -159,8 +159,9 @@ struct FbConv {
   const float* x; const float* w; float* y;  // roles swap for the gradients, see below
   fb_i64 N, C, H, W, O, KH, KW, OH, OW, groups, sh, sw, ph, pw, dh, dw;
   // The forward's epilogue (core/schedule/conv_epilogue.h), applied as outputs are stored:
-  // y = min(max((conv + bias[o]) + res, lo), hi), each part only where set.
-  const float* bias; const float* res; int lower, upper; float lo, hi;
+  // y = act((conv + bias[o]) + res), each part only where set; act: min(max(v, lo), hi) or, with
+  // silu, v * (1 / (exp(-v) + 1)).
+  const float* bias; const float* res; int lower, upper; float lo, hi; int silu;
 };
 struct FbPool {
   const float* x; const float* g; float* y;
@@ -309,10 +310,12 @@ typedef float fb_f8 __attribute__((ext_vector_type(8)));
 #if defined(__AVX512F__)
 typedef float fb_cv __attribute__((ext_vector_type(16)));
 typedef float fb_cvu __attribute__((ext_vector_type(16), aligned(4)));
+typedef int fb_cvi __attribute__((ext_vector_type(16)));
 static const int kFbConvLanes = 16, kFbConvRows = 8;  // 8 x 3 accumulators of the 32 registers
 #else
 typedef float fb_cv __attribute__((ext_vector_type(8)));
 typedef float fb_cvu __attribute__((ext_vector_type(8), aligned(4)));
+typedef int fb_cvi __attribute__((ext_vector_type(8)));
 static const int kFbConvLanes = 8, kFbConvRows = 4;  // 4 x 3 of 16
 #endif
 #if defined(__AVX512F__)
@@ -387,11 +390,37 @@ static void fb_split_row(const float* __restrict src, fb_i64 W, fb_i64 pw, fb_i6
   else if (s == 4) fb_split_phases<4>(src, W, pw, s, dst, phaseStride, phases);
   else fb_split_phases<0>(src, W, pw, s, dst, phaseStride, phases);
 }
-static bool fb_has_epilogue(const FbConv& c) { return c.bias || c.res || c.lower || c.upper; }
+static bool fb_has_epilogue(const FbConv& c) { return c.bias || c.res || c.lower || c.upper || c.silu; }
+// fb_exp (the prelude's) a vector at a time: the same operations lane by lane, so the same values.
+static inline fb_cv fb_exp_lanes(fb_cv x) {
+  fb_cv c = x > 88.3762626647949f ? (fb_cv)88.3762626647949f : (x < -87.3365447504f ? (fb_cv)-87.3365447504f : x);
+  fb_cv n = __builtin_elementwise_floor(c * 1.44269504088896341f + 0.5f);
+  fb_cv r = c - n * 0.693359375f + n * 2.12194440e-4f;
+  fb_cv p = 1.9875691500E-4f;
+  p = p * r + 1.3981999507E-3f;
+  p = p * r + 8.3334519073E-3f;
+  p = p * r + 4.1665795894E-2f;
+  p = p * r + 1.6666665459E-1f;
+  p = p * r + 5.0000001201E-1f;
+  p = p * r * r + r + 1.0f;
+  fb_cv scale = __builtin_bit_cast(fb_cv, (__builtin_convertvector(n, fb_cvi) + 127) << 23);
+  fb_cv y = p * scale;
+  y = x > 88.3762626647949f ? (fb_cv)__builtin_inff() : y;
+  y = x < -87.3365447504f ? (fb_cv)0.0f : y;
+  return x != x ? x : y;
+}
+// The activation after the sums: SiLU as its separate kernel computes it, or the clamps
+// (fb_max/fb_min's NaN rule lane by lane).
+static inline fb_cv fb_conv_act(const FbConv& c, fb_cv v) {
+  if (c.silu) return v * (1.0f / (fb_exp_lanes(-v) + 1.0f));
+  if (c.lower) v = (v != v) | (v > c.lo) ? v : (fb_cv)c.lo;
+  if (c.upper) v = (v != v) | (v < c.hi) ? v : (fb_cv)c.hi;
+  return v;
+}
 // y + at .. + len of channel o from src (the whole epilogue; src == y + at in place): bias, then
-// residual, then the clamps (fb_max/fb_min's NaN rule lane by lane), a vector at a time, the last
-// one masked. Runs are short (7-57 floats: a row, or a tile's piece of one), and a scalar loop
-// per part left most of them to its remainder.
+// residual, then the activation, a vector at a time, the last one masked. Runs are short (7-57
+// floats: a row, or a tile's piece of one), and a scalar loop per part left most of them to its
+// remainder.
 static void fb_conv_epilogue(const FbConv& c, fb_i64 o, fb_i64 at, const float* src, fb_i64 len) {
   float* dst = c.y + at;
   const float* res = c.res ? c.res + at : 0;
@@ -401,9 +430,7 @@ static void fb_conv_epilogue(const FbConv& c, fb_i64 o, fb_i64 at, const float* 
     fb_cv v = fb_load_lanes(src + i, n);
     if (c.bias) v = v + b;
     if (c.res) v = v + fb_load_lanes(res + i, n);
-    if (c.lower) v = (v != v) | (v > c.lo) ? v : (fb_cv)c.lo;
-    if (c.upper) v = (v != v) | (v < c.hi) ? v : (fb_cv)c.hi;
-    fb_store_lanes(dst + i, v, n);
+    fb_store_lanes(dst + i, fb_conv_act(c, v), n);
   }
 }
 // ---- stride-phase planes: what the direct and depthwise convolutions read ------------------
@@ -554,13 +581,14 @@ static inline void fb_transpose16(fb_cv (&v)[16]) {
   }
 #undef FB_S
 }
-// The epilogue of 16 channels, applied in registers: bias, then the clamps. max(lo, a) and
+// The epilogue of 16 channels, applied in registers: bias, then SiLU or the clamps. max(lo, a) and
 // min(hi, a) give a where a is NaN (the second operand), as fb_max and fb_min.
 struct FbDw16Epilogue {
   fb_cv bias, lo, hi;
-  bool hasBias, lower, upper;
+  bool hasBias, lower, upper, silu;
   fb_cv apply(fb_cv a) const {
     if (hasBias) a = a + bias;
+    if (silu) return a * (1.0f / (fb_exp_lanes(-a) + 1.0f));
     if (lower) a = (fb_cv)__builtin_ia32_maxps512((fb_v16sf)lo, (fb_v16sf)a, 4);
     if (upper) a = (fb_cv)__builtin_ia32_minps512((fb_v16sf)hi, (fb_v16sf)a, 4);
     return a;
@@ -685,7 +713,7 @@ static void fb_conv_dw16_rows(const FbConv& c, fb_i64 begin, fb_i64 end, bool fl
     for (int i = 0; i < 16; ++i) outs[i] = c.y + (n * c.O + o0 + i) * P;
     for (fb_i64 t = 0; t < taps; ++t)
       for (int i = 0; i < 16; ++i) wt[t][i] = c.w[(o0 + (i < lanes ? i : lanes - 1)) * taps + (flip ? taps - 1 - t : t)];
-    FbDw16Epilogue e{0.0f, c.lo, c.hi, c.bias != 0, c.lower != 0, c.upper != 0};
+    FbDw16Epilogue e{0.0f, c.lo, c.hi, c.bias != 0, c.lower != 0, c.upper != 0, c.silu != 0};
     if (c.bias)
       for (int i = 0; i < 16; ++i) e.bias[i] = c.bias[o0 + (i < lanes ? i : lanes - 1)];
     g.run(planes, outs, lanes, band, out, [&](const float* b, fb_i64 rows, float* o) { fb_dw16_row(c, b, g.cols, wt, e, rows, o); });

@@ -563,6 +563,7 @@ private:
       if (!e.residual.empty()) l.residual = slot_.at(e.residual);
       l.lower = e.lower, l.upper = e.upper;
       l.lo = static_cast<float>(e.lo), l.hi = static_cast<float>(e.hi);
+      l.silu = e.silu;
     }
     l.a = slot_.at(c.inputs[0]);
     if (c.inputs.size() > 1) l.b = slot_.at(c.inputs[1]);

@@ -38,6 +38,7 @@ struct CudaLaunch {
   // Conv: the forward's epilogue (core/schedule/conv_epilogue.h); slots -1 where absent.
   int bias = -1, residual = -1, lower = 0, upper = 0;
   float lo = 0, hi = 0;
+  int silu = 0;
   int mode = 0;
   int site = -1;  // IndexAdd: the loop node its index faults name
   int firstLine = 0, lastLine = 0;

@@ -106,8 +106,9 @@ __device__ T fb_block_reduce(T v, Op op, typename FbSame<T>::type identity, T* s
 struct FbConv {
   const float* x; const float* w; float* y;
   fb_i64 N, C, H, W, O, KH, KW, OH, OW, groups, sh, sw, ph, pw, dh, dw;
-  // The forward's epilogue (core/schedule/conv_epilogue.h): y = min(max((conv + bias[o]) + res, lo), hi).
-  const float* bias; const float* res; int lower, upper; float lo, hi;
+  // The forward's epilogue (core/schedule/conv_epilogue.h): y = act((conv + bias[o]) + res), act
+  // min(max(v, lo), hi) or, with silu, v * (1 / (exp(-v) + 1)) as its separate kernel computes it.
+  const float* bias; const float* res; int lower, upper; float lo, hi; int silu;
 };
 extern "C" __global__ void fb_conv2d(FbConv c) {
   fb_i64 total = c.N * c.O * c.OH * c.OW, cpg = c.C / c.groups, opg = c.O / c.groups;
@@ -126,6 +127,7 @@ extern "C" __global__ void fb_conv2d(FbConv c) {
       }
     if (c.bias) acc = acc + c.bias[o];
     if (c.res) acc = acc + c.res[i];
+    if (c.silu) acc = acc * (1.0f / (fb_exp(-acc) + 1.0f));
     if (c.lower) acc = fb_max(acc, c.lo);
     if (c.upper) acc = fb_min(acc, c.hi);
     c.y[i] = acc;
