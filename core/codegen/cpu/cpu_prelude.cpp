@@ -553,8 +553,9 @@ static void fb_conv_depthwise_rows(const FbConv& c, fb_i64 begin, fb_i64 end, bo
 // dilation and padding are index arithmetic here. Taps in (kh, kw) order, as fb_conv_rows.
 static const fb_i64 kFbDw16Band = 32768, kFbDw16Row = 8192, kFbDw16Taps = 64;
 static const int kFbDw16Block = 8;  // outputs a row computes at a time
-// Columns a row's last block may read past the band's end (the slack after it).
-static const fb_i64 kFbDw16Slack = (kFbDw16Block * 2 + 8) * 16;
+// Floats a row's last block may read past the band's used rows: its outputs past OW reach
+// (kFbDw16Block - 1) * stride columns further, strides up to kFbDw16Stride (the slack after them).
+static const fb_i64 kFbDw16Stride = 4, kFbDw16Slack = (kFbDw16Block - 1) * kFbDw16Stride * 16;
 // Row i of v (16 x 16) becomes column i: interleave pairs of rows (unpcklps/unpckhps), then pairs
 // of pairs (unpcklpd/unpckhpd), then 128-bit quarters twice (shuff32x4): in-lane shuffles of one
 // cycle where a general two-table permute (vpermt2ps) takes two on AMD's Zen 4.
@@ -1325,7 +1326,7 @@ static FbBand16 fb_pool16_band(const FbPool& p) {
 }
 static bool fb_pool16_fits(const FbPool& p) {
   return (p.mode == 0 || p.mode == 1) && p.sh * (p.OH - 1) + p.kh <= p.H + 2 * p.ph && p.sw * (p.OW - 1) + p.kw <= p.W + 2 * p.pw &&
-         fb_pool16_band(p).fits();
+         p.sw <= kFbDw16Stride && fb_pool16_band(p).fits();
 }
 template <bool MX>
 static void fb_pool16_row(const FbPool& p, const float* __restrict band, fb_i64 cols, fb_i64 rows, float* __restrict out) {
