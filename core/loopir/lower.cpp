@@ -1,11 +1,14 @@
 #include "core/loopir/lower.h"
 
 #include <algorithm>
+#include <set>
 
 #include "core/interp/tensor.h"
 #include "core/ir/verifier.h"
 #include "core/loopir/lowerer.h"
+#include "core/ops/extern_prims.h"
 #include "core/ops/reduction_math.h"
+#include "core/ops/unary_math.h"
 #include "core/ops/shape_rules.h"
 
 namespace fusebox {
@@ -265,6 +268,20 @@ Lowered Lowerer::viewOf(const Node& n, const Lowered& src, Ints sizes, Loader lo
   return l;
 }
 
+// Whether e calls an exp, log, tanh, ... (a polynomial of tens of instructions, unary_math.def).
+static bool callsPolynomial(const LExpr& e) {
+  std::vector<const LExpr*> stack{&e};
+  std::set<const LExpr*> seen;
+  while (!stack.empty()) {
+    const LExpr* x = stack.back();
+    stack.pop_back();
+    if (!seen.insert(x).second) continue;
+    if (x->kind == LExpr::Kind::Unary && unaryMath(x->unaryOp).polynomial) return true;
+    for (const LExprPtr& a : x->args) stack.push_back(a.get());
+  }
+  return false;
+}
+
 Lowered Lowerer::finishPointwise(const Node& n, Lowered l) {
   if (l.opCount > kRealizeOps) {
     values_[n.outputs[0]] = l;
@@ -272,10 +289,21 @@ Lowered Lowerer::finishPointwise(const Node& n, Lowered l) {
     return values_[n.outputs[0]];
   }
   // Reused by several consumers and expensive to recompute: realize (Inductor's realize on reuse).
+  // Expensive: more than kRealizeReads loads; or an exp, log, ... of a convolution's output, which
+  // stored is that convolution's epilogue (EfficientNet's SiLU, read by its squeeze-excite mean
+  // and by the product after it, computed two exps an element inlined into both). Elsewhere a
+  // stored exp costs a round trip through memory and may split a kernel: recomputing it is as
+  // cheap or cheaper (a softmax, or slices that read disjoint parts).
   if (uses_[n.outputs[0]] > 1) {
     std::vector<std::pair<std::string, IndexExpr>> loads;
-    l.loader(indexOf(loopVars(l.sizes, "x")))->collectLoads(loads);
-    if (static_cast<int>(loads.size()) > kRealizeReads) {
+    LExprPtr e = l.loader(indexOf(loopVars(l.sizes, "x")));
+    e->collectLoads(loads);
+    auto convOutput = [&](const std::pair<std::string, IndexExpr>& load) {
+      const LoopNode* from = prog_.producer(load.first);
+      return from && from->kind == LoopNode::Kind::Extern && externPrim(from->externOp).kind == ExternKind::Conv2d;
+    };
+    if (static_cast<int>(loads.size()) > kRealizeReads ||
+        (callsPolynomial(*e) && std::any_of(loads.begin(), loads.end(), convOutput))) {
       values_[n.outputs[0]] = l;
       realize(n.outputs[0]);
       return values_[n.outputs[0]];

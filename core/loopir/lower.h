@@ -1,7 +1,8 @@
 // Stage 4: lowering a prim graph to the loop IR. Pointwise prims are inlined into whoever reads
 // them (their bodies compose) and realized as buffers only where needed: graph outputs, inputs
 // of externs, reductions, and values reused by several consumers when recomputing them would be
-// expensive (more than kRealizeReads loads or kRealizeOps ops, Inductor's thresholds).
+// expensive (more than kRealizeReads loads or kRealizeOps ops, Inductor's thresholds, or an exp,
+// log, tanh, ... of a convolution's output: its epilogue).
 #pragma once
 
 #include "core/ir/graph.h"

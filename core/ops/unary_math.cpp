@@ -6,8 +6,8 @@ namespace fusebox {
 
 const std::vector<UnaryMath>& unaryMathOps() {
   static const std::vector<UnaryMath> ops = {
-#define FB_UNARY_MATH(Enum, name, summary, floatOnly, value, cForm) \
-  {UnaryOp::Enum, name, summary, floatOnly, [](double x) { return static_cast<double>(value); }, cForm},
+#define FB_UNARY_MATH(Enum, name, summary, floatOnly, value, cForm, polynomial) \
+  {UnaryOp::Enum, name, summary, floatOnly, [](double x) { return static_cast<double>(value); }, cForm, polynomial},
 #include "core/ops/unary_math.def"
 #undef FB_UNARY_MATH
   };

@@ -23,6 +23,7 @@ struct UnaryMath {
   bool floatOnly = true;   // integers are rejected by shape inference
   double (*eval)(double);  // the reference value (interpreters)
   const char* cForm;       // see unary_math.def; nullptr: fb_<name>(x)
+  bool polynomial = false; // tens of instructions an element (see unary_math.def)
 };
 
 // Every row, in UnaryOp order.

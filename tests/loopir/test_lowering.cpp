@@ -86,6 +86,31 @@ model v(x: f32[4, 6]) {
   EXPECT_EQ(n.prims.back().op, "prims.add");
 }
 
+// A convolution's output through an exp, read by two consumers, is computed once and stored (its
+// convolution's epilogue; inlined, EfficientNet's SiLU feeding its squeeze-excite mean and the
+// product after it took two exps an element). An exp of an input, and a cheap value of the
+// convolution (an add), read twice are inlined into both.
+TEST(Lowering, ReusedExpOfAConvolutionIsRealized) {
+  Graph g = decompose(test::traceSource(R"(
+model r(x: f32[1, 3, 6, 5]) {
+  param w: f32[4, 3, 3, 3] = randn(seed=1)
+  y = conv2d(x, w, padding=[1])
+  s = silu(y)
+  c = y + 1.0
+  e = exp(x)
+  return mean(s, [2, 3]) + mean(c, [2, 3]), s * 3.0 + c * 2.0, sum(e, [1]) + sum(e, [2, 3, 1])
+})"));
+  LoopProgram p = lower(g);
+  int exps = 0;  // nodes computing an exp: silu's, stored once, and exp(x) in each of its two sums
+  for (const LoopNode& n : p.nodes)
+    if (n.body && n.body->str().find("exp(") != std::string::npos) ++exps;
+  EXPECT_EQ(exps, 3) << p.str();
+  const LoopNode* out = p.producer(p.outputs[1]);
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(out->body->str().find("exp("), std::string::npos) << out->body->str();  // reads silu's buffer
+  expectLoopsMatchGraph(g, makeInputs(g, 5), 1e-9, "silu of a convolution reused");
+}
+
 TEST(Lowering, RejectsSymbolicShapes) {
   Graph g = decompose(test::traceSource("model s(x: f32[B, 4]) dims(B = 2) { return relu(x) }", TraceOptions{{}, true}));
   test::expectThrowContaining<Error>([&] { lower(g); }, "lowering needs concrete shapes");
