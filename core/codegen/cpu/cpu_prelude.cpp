@@ -636,9 +636,9 @@ static void fb_dw16_row(const FbConv& c, const float* band, fb_i64 cols, const f
   else if (c.dw == 1 && c.sw == 1 && c.KW == 7) fb_dw16_row_fixed<7, 1>(band, cols, wt, e, c.KH, c.dh, rows, c.OW, out);
   else fb_dw16_row_any(c, band, cols, wt, e, rows, out);
 }
-// The bands both the depthwise convolution and pooling (below) read: padded input rows `first`
-// on of 16 planes (rows outside the image and the pw columns each side hold `fill`), and output
-// rows turned back into 16 planes.
+// The bands both the depthwise convolution and pooling (below) read: padded input rows of 16
+// planes turned into [row][column][16] (rows outside the image and the pw columns each side hold
+// `fill`), and output rows turned back into 16 planes.
 struct FbBand16 {
   fb_i64 H, W, ph, pw, s, span, OH, OW;  // input, padding, row stride, rows one output reads, output
   fb_i64 cols, outRows;                   // a band row's columns; output rows one band holds the inputs of
