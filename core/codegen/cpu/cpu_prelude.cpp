@@ -409,10 +409,11 @@ static inline fb_cv fb_exp_lanes(fb_cv x) {
   y = x < -87.3365447504f ? (fb_cv)0.0f : y;
   return x != x ? x : y;
 }
-// The activation after the sums: SiLU as its separate kernel computes it, or the clamps
-// (fb_max/fb_min's NaN rule lane by lane).
+// SiLU as its separate kernel computes it, v * (1 / (exp(-v) + 1)), lane by lane.
+static inline fb_cv fb_silu_lanes(fb_cv v) { return v * (1.0f / (fb_exp_lanes(-v) + 1.0f)); }
+// The activation after the sums: SiLU, or the clamps (fb_max/fb_min's NaN rule lane by lane).
 static inline fb_cv fb_conv_act(const FbConv& c, fb_cv v) {
-  if (c.silu) return v * (1.0f / (fb_exp_lanes(-v) + 1.0f));
+  if (c.silu) return fb_silu_lanes(v);
   if (c.lower) v = (v != v) | (v > c.lo) ? v : (fb_cv)c.lo;
   if (c.upper) v = (v != v) | (v < c.hi) ? v : (fb_cv)c.hi;
   return v;
@@ -589,7 +590,7 @@ struct FbDw16Epilogue {
   bool hasBias, lower, upper, silu;
   fb_cv apply(fb_cv a) const {
     if (hasBias) a = a + bias;
-    if (silu) return a * (1.0f / (fb_exp_lanes(-a) + 1.0f));
+    if (silu) return fb_silu_lanes(a);
     if (lower) a = (fb_cv)__builtin_ia32_maxps512((fb_v16sf)lo, (fb_v16sf)a, 4);
     if (upper) a = (fb_cv)__builtin_ia32_minps512((fb_v16sf)hi, (fb_v16sf)a, 4);
     return a;
@@ -655,6 +656,12 @@ struct FbBand16 {
     for (fb_i64 i = 0; i < used * cols * 16 + kFbDw16Slack; ++i) band[i] = fill;
     for (fb_i64 i = 0; i < (OW + 16) * 16; ++i) out[i] = 0.0f;  // a row's last transpose reads past OW
   }
+  // The block of 16 planes from `first`, its input and output planes: lanes past `lanes` repeat
+  // the last input plane, their outputs never stored.
+  void planes(const float* x, float* y, fb_i64 first, fb_i64 lanes, const float** in, float** out) const {
+    for (int i = 0; i < 16; ++i) in[i] = x + (first + (i < lanes ? i : lanes - 1)) * H * W;
+    for (int i = 0; i < 16; ++i) out[i] = y + (first + i) * OH * OW;
+  }
   // The 16 planes (lanes: planes[i]) through `row(band, first band row, out)`, one output row at a
   // time, into outs[i] for the first `lanes`.
   template <class Row>
@@ -699,19 +706,18 @@ static bool fb_dw16_fits(const FbConv& c) {
 // `flip`: the kernel turned by 180 degrees (the stride-1 input gradient).
 static void fb_conv_dw16_rows(const FbConv& c, fb_i64 begin, fb_i64 end, bool flip) {
   const FbBand16 g = fb_dw16_band(c);
-  const fb_i64 taps = c.KH * c.KW, P = c.OH * c.OW;
+  const fb_i64 taps = c.KH * c.KW;
   float band[kFbDw16Band + kFbDw16Slack] __attribute__((aligned(64)));
   float out[kFbDw16Row] __attribute__((aligned(64)));
   fb_cv wt[kFbDw16Taps];
   g.clear(band, out);
   for (fb_i64 row = begin; row < end; ++row) {
-    fb_i64 n = row / c.O, o0 = row % c.O;
+    fb_i64 o0 = row % c.O;
     if (o0 % 16) continue;
     fb_i64 lanes = c.O - o0 < 16 ? c.O - o0 : 16;
-    const float* planes[16];  // lanes past the last channel repeat it, never stored
+    const float* planes[16];
     float* outs[16];
-    for (int i = 0; i < 16; ++i) planes[i] = c.x + (n * c.C + o0 + (i < lanes ? i : lanes - 1)) * c.H * c.W;
-    for (int i = 0; i < 16; ++i) outs[i] = c.y + (n * c.O + o0 + i) * P;
+    g.planes(c.x, c.y, row, lanes, planes, outs);  // plane row of x and y: channels per image C == O
     for (fb_i64 t = 0; t < taps; ++t)
       for (int i = 0; i < 16; ++i) wt[t][i] = c.w[(o0 + (i < lanes ? i : lanes - 1)) * taps + (flip ? taps - 1 - t : t)];
     FbDw16Epilogue e{0.0f, c.lo, c.hi, c.bias != 0, c.lower != 0, c.upper != 0, c.silu != 0};
@@ -1357,10 +1363,9 @@ static void fb_pool16_rows(const FbPool& p, fb_i64 begin, fb_i64 end) {
   for (fb_i64 pl0 = begin; pl0 < end; ++pl0) {
     if (pl0 % 16) continue;
     fb_i64 lanes = p.planes - pl0 < 16 ? p.planes - pl0 : 16;
-    const float* planes[16];  // lanes past the last plane repeat it, never stored
+    const float* planes[16];
     float* outs[16];
-    for (int i = 0; i < 16; ++i) planes[i] = p.x + (pl0 + (i < lanes ? i : lanes - 1)) * p.H * p.W;
-    for (int i = 0; i < 16; ++i) outs[i] = p.y + (pl0 + i) * p.OH * p.OW;
+    g.planes(p.x, p.y, pl0, lanes, planes, outs);
     if (p.mode == 0) g.run(planes, outs, lanes, band, out, [&](const float* b, fb_i64 rows, float* o) { fb_pool16_row<true>(p, b, g.cols, rows, o); });
     else g.run(planes, outs, lanes, band, out, [&](const float* b, fb_i64 rows, float* o) { fb_pool16_row<false>(p, b, g.cols, rows, o); });
   }
