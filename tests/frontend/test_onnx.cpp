@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -149,6 +150,48 @@ TEST(OnnxLoader, AMissingConstantInputIsAnErrorNamingIt) {
     test::expectThrowContaining<Error>([&] { loadOnnx(path); }, "is required");
     fs::remove(path);
   }
+}
+
+// Found by fuzz.onnx_loader: an InstanceNormalization of a rank-1 input wrote past the sizes of its
+// scale's [1, C, ...] reshape (ASan heap-buffer-overflow); a scale that is not [C] is an error too.
+TEST(OnnxLoader, InstanceNormalizationChecksItsRankAndChannelParams) {
+  if (!onnxAvailable()) GTEST_SKIP();
+  auto load = [](const std::vector<int64_t>& dims, int64_t scaleSize) {
+    onnx::ModelProto m = modelWithInput(dims);
+    auto* g = m.mutable_graph();
+    for (const char* name : {"scale", "bias"}) {
+      auto* t = g->add_initializer();
+      t->set_name(name);
+      t->set_data_type(onnx::TensorProto::FLOAT);
+      t->add_dims(scaleSize);
+      for (int64_t i = 0; i < scaleSize; ++i) t->add_float_data(0.5f + static_cast<float>(i));
+    }
+    auto* node = g->add_node();
+    node->set_op_type("InstanceNormalization");
+    for (const char* in : {"x", "scale", "bias"}) node->add_input(in);
+    node->add_output("y");
+    g->add_output()->set_name("y");
+    std::string path = tempFile("instance_norm.onnx", m.SerializeAsString());
+    OnnxModel model = loadOnnx(path);
+    fs::remove(path);
+    return model;
+  };
+  test::expectThrowContaining<Error>([&] { load({4}, 4); }, "InstanceNormalization needs [N, C, spatial...]");
+  test::expectThrowContaining<Error>([&] { load({2, 3, 5}, 4); }, "a per-channel input must be [3], not [4]");
+  OnnxModel ok = load({2, 3, 5}, 3);
+  std::vector<double> xs(30);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-2, 2);
+  for (double& v : xs) v = u(rng);
+  Tensor x(DType::F32, {2, 3, 5}, xs);
+  Tensor param(DType::F32, {3}, {0.5, 1.5, 2.5});  // the initializers' values, graph inputs after x
+  std::vector<Tensor> y = interpret(ok.graph, {x, param, param});
+  ASSERT_EQ(y.at(0).sizes, (std::vector<int64_t>{2, 3, 5}));
+  // Channel 1 of sample 0 (elements 5..9), normalized over its 5 values, times scale 1.5 plus bias 1.5.
+  double mean = 0, var = 0;
+  for (int i = 5; i < 10; ++i) mean += xs[i] / 5;
+  for (int i = 5; i < 10; ++i) var += (xs[i] - mean) * (xs[i] - mean) / 5;
+  for (int i = 5; i < 10; ++i) EXPECT_NEAR(y[0].data[i], (xs[i] - mean) / std::sqrt(var + 1e-5) * 1.5 + 1.5, 1e-4);
 }
 
 TEST(OnnxLoader, TruncatedAndBitFlippedFilesGiveErrorsNotCrashes) {

@@ -95,17 +95,24 @@ OnnxOutputs layerNorm(OnnxNode& c) {
   return {y, n.mean, n.invStd};
 }
 
-ValueId channelParam(OnnxNode& c, ValueId p, size_t rank) {  // [C] -> [1, C, 1, ...]
-  Ints s(rank, 1);
-  s[1] = c.sizes(p).at(0);
+// A per-channel parameter [C] of x [N, C, ...], reshaped to [1, C, 1, ...] to broadcast.
+ValueId channelParam(OnnxNode& c, ValueId p, ValueId x) {
+  Ints xs = c.sizes(x), ps = c.sizes(p);
+  if (xs.size() < 2) throw Error("the input must be [N, C, ...]");
+  if (ps.size() != 1 || ps[0] != xs[1])
+    throw Error("a per-channel input must be [" + std::to_string(xs[1]) + "], not " + shapeStr(c.shape(p)));
+  Ints s(xs.size(), 1);
+  s[1] = xs[1];
   return c.reshape(p, s);
 }
 
 OnnxOutputs instanceNorm(OnnxNode& c) {
   ValueId x = c.in(0);
   size_t r = c.rank(x);
+  // Found by fuzz.onnx_loader: a rank-1 input wrote past the reshape's sizes.
+  if (r < 3) throw Error("InstanceNormalization needs [N, C, spatial...]");
   Normalized n = normalize(c, x, tailAxes(2, r), c.attrFloat("epsilon", 1e-5));
-  return {c.emit("add", {c.emit("mul", {n.y, channelParam(c, c.in(1), r)}), channelParam(c, c.in(2), r)})};
+  return {c.emit("add", {c.emit("mul", {n.y, channelParam(c, c.in(1), x)}), channelParam(c, c.in(2), x)})};
 }
 
 OnnxOutputs meanVarianceNorm(OnnxNode& c) {  // (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9), ONNX's definition
@@ -143,7 +150,7 @@ ValueId nllLoss(OnnxNode& c, ValueId input, ValueId target, std::optional<ValueI
   ValueId picked = axisReduce(c, "sum", c.emit("where", {hit, input, zero}), {1}, false);
   ValueId w;
   if (weight) {
-    w = axisReduce(c, "sum", c.emit("where", {hit, channelParam(c, *weight, r), zero}), {1}, false);
+    w = axisReduce(c, "sum", c.emit("where", {hit, channelParam(c, *weight, input), zero}), {1}, false);
   } else {
     Shape ts = c.shape(target);
     w = c.emit("full", {}, {{"shape", ts}, {"value", 1.0}, {"dtype", std::string(dtypeName(t))}});
