@@ -37,4 +37,4 @@ echo "seeded $n inputs"
 cd "$work"
 # -max_len 64 KB: long enough for nesting and chains past every limit (libFuzzer's default is the
 # largest seed, which would cap mutations of the small real models at a few hundred bytes).
-exec "$target" -max_total_time="$seconds" -seed=1 -rss_limit_mb=2560 -timeout=20 -max_len=65536 -print_final_stats=1 corpus
+exec "$target" -max_total_time="$seconds" -seed=${FUZZ_SEED:-1} -rss_limit_mb=2560 -timeout=20 -max_len=65536 -print_final_stats=1 corpus
