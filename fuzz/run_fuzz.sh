@@ -3,7 +3,8 @@
 #   run_fuzz.sh TARGET WORKDIR SECONDS NAME_PATTERN SEED_DIR...
 # (every file matching NAME_PATTERN under the SEED_DIRs is a seed). A crash, leak, sanitizer
 # report or timeout makes libFuzzer exit non-zero and leaves the input in WORKDIR/crash-*
-# (or leak-*, timeout-*); `TARGET WORKDIR/crash-...` reproduces it.
+# (or leak-*, timeout-*); `TARGET WORKDIR/crash-...` reproduces it. FUZZ_SEED (default 1, what
+# CI runs) picks libFuzzer's seed, to search further from the same corpus.
 set -euo pipefail
 target=$1 work=$2 seconds=$3 pattern=$4
 shift 4
