@@ -240,7 +240,9 @@ private:
     std::string in0 = bufArg(c.inputs[0], "const float"), in1 = c.inputs.size() > 1 ? bufArg(c.inputs[1], "const float") : "0";
     switch (c.kind) {
       case ExternKind::Matmul:
+        // fb_matmul's copies: B^T, and for a batched A^T with 16+ columns (the direct path) A^T after it.
         if (c.transB) mod_.scratchBytes[k.id] = c.batch * c.k * c.m * 4;
+        if (c.batch > 1 && c.transA && c.m >= 16) mod_.scratchBytes[k.id] += c.batch * c.n * c.k * 4;
         if (c.batch == 1 && !c.transA && !c.transB)  // fb_matmul runs it as a 1x1 direct convolution of B
           mod_.scratchBytes[k.id] = directConvScratchFloats({1, c.k, 1, c.m, c.n, 1, 1, 1, c.m, 1, 1, 1, 0, 0, 1, 1}) * 4;
         os << "  fb_matmul(rt, " << k.id << ", FbMatmul{" << in0 << ", " << in1 << ", " << bufArg(c.output) << ", " << c.batch << ", "

@@ -306,7 +306,16 @@ extern "C" void fb_matmul(const FuseboxRuntime* rt, int kernel, FbMatmul p, floa
     p.B = scratch;
     p.transB = 0;
   }
-  if (!p.transA && p.m >= 16) {  // 16: a tile fits the columns (kFbConvLanes, below, is 16 or 8)
+  // 16 columns: a tile fits them (kFbConvLanes, below, is 16 or 8). A single A^T (no BLAS) stays
+  // on the row loop: the scratch holds A^T only for batches (cpp_codegen.cpp mirrors this).
+  if (p.m >= 16 && (!p.transA || p.batch > 1)) {
+    if (p.transA) {  // A^T into rows too, after B's copy
+      float* at = scratch + (p.B == scratch ? p.batch * p.k * p.m : 0);
+      FbTranspose t{p.A, at, p.batch, p.k, p.n};
+      rt->launch(rt->ctx, kernel, fb_transpose_rows, p.batch * p.n, &t);  // rows (b, column of A)
+      p.A = at;
+      p.transA = 0;
+    }
     rt->launch(rt->ctx, kernel, fb_matmul_batch_rows, p.batch, &p);
     return;
   }
