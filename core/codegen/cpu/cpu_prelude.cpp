@@ -697,7 +697,8 @@ struct FbBand16 {
     b.lanes = total - first < 16 ? total - first : 16;
     for (int i = 0; i < 16; ++i) b.in[i] = x + (first + (i < b.lanes ? i : b.lanes - 1)) * H * W;
     for (int i = 0; i < 16; ++i) b.out[i] = y + (first + i) * OH * OW;
-    b.nextPlanes = total - first - 16 < 16 ? (total - first - 16 > 0 ? total - first - 16 : 0) : 16;
+    fb_i64 rest = total - first - 16;  // planes after this block
+    b.nextPlanes = rest < 0 ? 0 : rest < 16 ? rest : 16;
     b.nextIn = x + (first + 16) * H * W;
     b.nextOut = y + (first + 16) * OH * OW;
     return b;
@@ -723,11 +724,10 @@ struct FbBand16 {
           continue;
         }
         for (fb_i64 f = ih * inFloats / H; f < (ih + 1) * inFloats / H; f += 16) __builtin_prefetch(b.nextIn + f);
-        const float* const* planes = b.in;
         for (fb_i64 p0 = 0; p0 < W; p0 += 16) {
           fb_i64 m = W - p0 < 16 ? W - p0 : 16;
           fb_cv v[16];
-          for (int i = 0; i < 16; ++i) v[i] = fb_load_lanes(planes[i] + ih * W + p0, m);
+          for (int i = 0; i < 16; ++i) v[i] = fb_load_lanes(b.in[i] + ih * W + p0, m);
           fb_transpose16(v);
           for (fb_i64 j = 0; j < m; ++j) *(fb_cv*)(dst + (p0 + j) * 16) = v[j];
         }
@@ -764,10 +764,10 @@ static void fb_conv_dw16_rows(const FbConv& c, fb_i64 begin, fb_i64 end, bool fl
   for (fb_i64 row = begin; row < end; ++row) {
     fb_i64 o0 = row % c.O;
     if (o0 % 16) continue;
-    fb_i64 lanes = c.O - o0 < 16 ? c.O - o0 : 16;
     // Plane `row` of x and y (channels per image C == O); the next block prefetched only within
     // the image.
     FbBand16::Block blk = g.planes(c.x, c.y, row, row - o0 + c.O);
+    const fb_i64 lanes = blk.lanes;
     for (fb_i64 t = 0; t < taps; ++t)
       for (int i = 0; i < 16; ++i) wt[t][i] = c.w[(o0 + (i < lanes ? i : lanes - 1)) * taps + (flip ? taps - 1 - t : t)];
     FbDw16Epilogue e{0.0f, c.lo, c.hi, c.bias != 0, c.lower != 0, c.upper != 0, c.silu != 0};
@@ -997,10 +997,11 @@ static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
   float packed[kFbPackFloats] __attribute__((aligned(64)));
   const bool pack = d.tileMajor && d.nt == 1 && d.oblocks >= 4 && d.cpg * NR <= kFbPackFloats;
   const float* packedFrom = 0;
+  auto blockStart = [&](fb_i64 ob) { return ob * MR < d.opg - MR ? ob * MR : d.opg - MR; };
   for (fb_i64 r = begin; r < end; ++r) {
     fb_i64 t = d.tileMajor ? r / d.oblocks % d.tiles : r % d.tiles, ob = d.tileMajor ? r % d.oblocks : r / d.tiles % d.oblocks,
            ng = r / (d.tiles * d.oblocks);
-    fb_i64 n = ng / c.groups, g = ng % c.groups, o0 = ob * MR < d.opg - MR ? ob * MR : d.opg - MR, q0 = t * NR;
+    fb_i64 n = ng / c.groups, g = ng % c.groups, o0 = blockStart(ob), q0 = t * NR;
     // The last tile of a grid of at least one tile starts NR back from the grid's end, like the
     // last block of channels: no read past the grid (the in-place input has no slack).
     fb_i64 at = q0 + NR > d.grid && d.grid >= NR ? d.grid - NR : q0;
@@ -1023,7 +1024,7 @@ static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
     // weights out of L2 as in a model). In block order only a block's first tile fetches.
     const float* wnext = 0;
     fb_i64 nob = d.tileMajor || t == 0 ? ob + 1 : d.oblocks;
-    if (nob < d.oblocks) wnext = c.w + (g * d.opg + (nob * MR < d.opg - MR ? nob * MR : d.opg - MR)) * d.K;
+    if (nob < d.oblocks) wnext = c.w + (g * d.opg + blockStart(nob)) * d.K;
     // The next tile of a 1x1 kernel read in place: one piece of each input channel, a plane apart,
     // more streams than the hardware prefetcher follows (a 144 -> 24 1x1 at 56x56, input out of
     // L2: 0.21 -> 0.14 ms on one Zen 5 core; 32 -> 16 at 112x112: 0.20 -> 0.11). Fetched by the
