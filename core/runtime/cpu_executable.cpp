@@ -25,6 +25,7 @@ struct RuntimeAbi {
   void* ctx;
   void (*launch)(void* ctx, int kernel, void (*fn)(long, long, void*), long rows, void* data);
   long (*threads)(void* ctx, int kernel);
+  long (*version)(void* ctx, const void* buffer);
 };
 
 void toStorage(const Tensor& t, void* dst) { encodeElements(t.data, t.dtype, dst); }
@@ -65,6 +66,11 @@ struct CpuExecutable::Impl {
   std::map<std::string, size_t> slot;
   std::vector<KernelProfile>* profile = nullptr;
   std::vector<bool> onCallingThread;  // per kernel, as profile: too little work to pay for waking the workers
+  // Per program input: how many times the host wrote it (setInput, setInputs), or -1 once linked to
+  // another module's output (rewritten by that module's every run). What kernels key caches of
+  // transformed weights on (FuseboxRuntime::version).
+  std::vector<long> inputVersion;
+  std::vector<size_t> inputSlot;  // per program input: its place in table
   RuntimeAbi abi{};
 
   static void launch(void* ctx, int kernel, void (*fn)(long, long, void*), long rows, void* data) {
@@ -79,6 +85,12 @@ struct CpuExecutable::Impl {
     p.totalMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     ++p.calls;
   }
+  static long version(void* ctx, const void* buffer) {
+    Impl& self = *static_cast<Impl*>(ctx);
+    for (size_t i = 0; i < self.inputSlot.size(); ++i)
+      if (self.table[self.inputSlot[i]] == buffer) return self.inputVersion[i];
+    return -1;
+  }
   static long threads(void* ctx, int kernel) {
     Impl& self = *static_cast<Impl*>(ctx);
     return self.onCallingThread[kernel] ? 1 : static_cast<long>(self.pool.size());
@@ -87,7 +99,7 @@ struct CpuExecutable::Impl {
 
 CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedule, const CppModule& module,
                              std::shared_ptr<const CompiledCpuModule> compiled, ThreadPool& pool)
-    : impl_(new Impl{program, module, std::move(compiled), pool, {}, {}, {}, nullptr, {}}) {
+    : impl_(new Impl{program, module, std::move(compiled), pool, {}, {}, {}, nullptr, {}, {}, {}, {}}) {
   Impl& m = *impl_;
   // Storage, honoring the memory plan: a reusing buffer takes its predecessor's block.
   std::map<std::string, std::string> reuses(schedule.memory.reuse.begin(), schedule.memory.reuse.end());
@@ -129,7 +141,9 @@ CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedul
   openblas_set_num_threads(1);  // GEMM externs split their work over the pool (fb_gemm in the prelude)
 #endif
   m.profile = &profile_;
-  m.abi = RuntimeAbi{&m, &Impl::launch, &Impl::threads};
+  m.inputVersion.assign(program.inputs.size(), 0);
+  for (const std::string& name : program.inputs) m.inputSlot.push_back(m.slot.at(name));
+  m.abi = RuntimeAbi{&m, &Impl::launch, &Impl::threads, &Impl::version};
 }
 
 CpuExecutable::~CpuExecutable() = default;
@@ -143,6 +157,7 @@ void CpuExecutable::setInputs(const std::vector<Tensor>& inputs) {
     if (inputs[i].numel() != b.layout.numel() || inputs[i].dtype != b.dtype)
       throw Error("CPU runtime: input '" + b.name + "' has the wrong size or dtype");
     toStorage(inputs[i], m.table[m.slot.at(b.name)]);
+    if (m.inputVersion[i] >= 0) ++m.inputVersion[i];
   }
 }
 
@@ -151,6 +166,7 @@ void CpuExecutable::setInput(size_t index, const Tensor& t) {
   const Buffer& b = m.program.buffer(m.program.inputs.at(index));
   if (t.numel() != b.layout.numel() || t.dtype != b.dtype) throw Error("CPU runtime: input '" + b.name + "' has the wrong size or dtype");
   toStorage(t, m.table[m.slot.at(b.name)]);
+  if (m.inputVersion.at(index) >= 0) ++m.inputVersion[index];
 }
 
 void CpuExecutable::linkInput(size_t index, const CpuExecutable& from, size_t outputIndex) {
@@ -161,6 +177,7 @@ void CpuExecutable::linkInput(size_t index, const CpuExecutable& from, size_t ou
   if (dst.layout.numel() != src.layout.numel() || dst.dtype != src.dtype)
     throw Error("CPU runtime: cannot link '" + src.name + "' to input '" + dst.name + "': different size or dtype");
   m.table[m.slot.at(dst.name)] = f.table[f.slot.at(src.name)];
+  m.inputVersion.at(index) = -1;
 }
 
 void CpuExecutable::resetProfile() {

@@ -7,6 +7,7 @@
 #include "core/codegen/cpu/jit_compiler.h"
 #include "core/frontend/fbx_parser.h"
 #include "core/frontend/model_loader.h"
+#include "core/interp/interpreter.h"
 #include "core/ops/binary_math.h"
 #include "core/ops/unary_math.h"
 #include "core/runtime/cpu_executable.h"
@@ -210,6 +211,34 @@ TEST(CpuCodegen, HalfPrecisionCastsRoundLikeTheHost) {
       EXPECT_EQ(out.data[i], want) << name << " of " << in.data[i];
     }
   }
+}
+
+// A Winograd convolution keeps its transformed weights in its scratch from run to run, keyed on
+// the weights' input version: weights written again (setInput, setInputs) are transformed again,
+// and a second run on the same weights reuses them. A stale cache gives the old weights' outputs.
+TEST(CpuBackend, CachedConvolutionWeightsFollowEveryWrite) {
+  if (!cpuJitAvailable()) GTEST_SKIP() << "built without LLVM";
+  Pipeline p(parseModel("model wino(x: f32[1, 16, 20, 19], w: f32[12, 16, 3, 3]) {\n  return relu(conv2d(x, w, padding=[1]))\n}\n",
+                        "wino.fbx"),
+             {});
+  p.runAll();
+  const LoopProgram& lp = p.loops()[0];
+  CppModule cpp = generateCpp(lp, p.schedules()[0]);
+  ThreadPool pool(2);
+  CpuExecutable exe(lp, p.schedules()[0], cpp, compileCpuModule(cpp.source), pool);
+  std::vector<Tensor> a = makeInputs(p.traced(), 1), b = makeInputs(p.traced(), 2);
+  auto expectMatches = [&](const std::vector<Tensor>& in, const char* when) {
+    exe.run();
+    Difference d = compareTensors(exe.outputs()[0], interpret(p.traced(), in)[0]);
+    EXPECT_TRUE(d.sameShape && d.maxAbs < 1e-3) << when << ": max abs diff " << d.maxAbs;
+  };
+  exe.setInputs(a);
+  expectMatches(a, "first run");
+  expectMatches(a, "second run, the transformed weights reused");
+  exe.setInput(1, b[1]);
+  expectMatches({a[0], b[1]}, "new weights through setInput");
+  exe.setInputs(a);
+  expectMatches(a, "the first weights again through setInputs");
 }
 
 TEST(CpuCodegen, HalfPrecisionGraphsMatchTheInterpreter) {

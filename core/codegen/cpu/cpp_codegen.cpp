@@ -21,12 +21,19 @@ namespace {
 // of any size still has rows for every thread.
 constexpr int64_t kPointwiseRowCap = 4096;
 
-// Floats of the padded, phase-split copy the runtime library's direct convolution takes (its
-// fb_direct_scratch, which this mirrors); fields as ExternCall's for a convolution.
+// Floats of the padded, phase-split copy the runtime library's direct convolution takes, or of
+// its Winograd transforms where those may run (its fb_direct_scratch and fb_wino_scratch, which
+// this mirrors); fields as ExternCall's for a convolution.
 int64_t directConvScratchFloats(const std::vector<int64_t>& f) {
-  int64_t N = f[0], C = f[1], H = f[2], W = f[3], sh = f[10], sw = f[11], ph = f[12], pw = f[13];
+  int64_t N = f[0], C = f[1], H = f[2], W = f[3], O = f[4], OH = f[7], OW = f[8], sh = f[10], sw = f[11], ph = f[12], pw = f[13];
   int64_t Hq = (H + 2 * ph + sh - 1) / sh, Wq = (W + 2 * pw + sw - 1) / sw;
-  return N * C * sh * sw * Hq * Wq + Wq + 4 * 16;
+  int64_t copy = N * C * sh * sw * Hq * Wq + Wq + 4 * 16;
+  int64_t TH = (OH + 1) / 2, TW = (OW + 1) / 2;
+  bool wino = f[5] == 3 && f[6] == 3 && sh == 1 && sw == 1 && f[14] == 1 && f[15] == 1 && f[9] == 1 && OH > 0 && OW > 0 &&
+              4 * (TH + 1) * (TW + 1) <= 16384;
+  int64_t blocks = (TH * (TW + 1) + 15) / 16;  // of 16 tiles or more, each 16 products a cache line apart
+  int64_t phases = N * C * 4 * (TH + 1) * (TW + 1) + 64;
+  return std::max(copy, wino ? phases + N * blocks * 16 * (C * 48 + 16) + 16 * (O * C + 16) + 16 : int64_t{0});
 }
 
 // The same for a stride-1 input gradient run as a direct convolution (the library's

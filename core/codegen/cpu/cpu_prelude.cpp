@@ -144,6 +144,10 @@ struct FuseboxRuntime {
   void* ctx;
   void (*launch)(void* ctx, int kernel, void (*fn)(fb_i64 begin, fb_i64 end, void* data), fb_i64 rows, void* data);
   fb_i64 (*threads)(void* ctx, int kernel);  // how many threads a launch of this kernel runs on
+  // How many times the host has written `buffer`, a module input it sets (a model's weights);
+  // -1 for any other buffer (kernels write it, or it is another module's output read in place):
+  // what a kernel keys a cache of a transformed input on, in its own scratch.
+  fb_i64 (*version)(void* ctx, const void* buffer);
 };
 
 // ---- the externs: what the kernels call, compiled once per machine -------------------
@@ -272,9 +276,10 @@ static void fb_gemv(const FuseboxRuntime* rt, int kernel, const FbMatmul& p);
 // 24 GFLOP/s in the row loop (fb_matmul_rows keeps its accumulators in memory).
 static void fb_inline_launch(void*, int, void (*fn)(fb_i64, fb_i64, void*), fb_i64 rows, void* data) { fn(0, rows, data); }
 static fb_i64 fb_one_thread(void*, int) { return 1; }
+static fb_i64 fb_no_version(void*, const void*) { return -1; }
 static void fb_matmul_batch_rows(fb_i64 begin, fb_i64 end, void* data) {
   const FbMatmul& p = *(const FbMatmul*)data;
-  const FuseboxRuntime serial{0, fb_inline_launch, fb_one_thread};
+  const FuseboxRuntime serial{0, fb_inline_launch, fb_one_thread, fb_no_version};
   for (fb_i64 b = begin; b < end; ++b) {
     FbConv c{p.B + b * p.k * p.m, p.A + b * p.n * p.k, p.C + b * p.n * p.m, 1, p.k, 1, p.m, p.n, 1, 1, 1, p.m, 1, 1, 1, 0, 0, 1, 1};
     fb_conv_direct(&serial, 0, c, 0);  // in place: no scratch
@@ -941,10 +946,56 @@ struct FbDirectConv {
   bool tileMajor;  // rows run every block of channels over one tile before the next tile
   bool onePhase;   // a 1x1 kernel: only phase (0, 0) is copied and read
 };
-// Floats of scratch the padded copy takes; cpp_codegen.cpp's directConvScratchFloats mirrors it.
+// ---- Winograd F(2x2, 3x3): the stride-1 3x3 convolutions, 2.25x fewer multiply-adds ---------
+// Lavin and Gray's minimal filtering: a 2x2 tile of outputs is A^T [(G g G^T) * (B^T d B)] A for
+// its 4x4 input tile d, so the convolution becomes 16 independent products U[k] (O x C, weights
+// transformed) times V[k] (C x tiles, inputs transformed), each a 1x1 convolution that runs on
+// fb_direct_tile, and each tile's 16 products fold back into its 2x2 outputs. The transforms are
+// additions and halvings only. 36 of resnet18's 3x3 multiply-adds per 2x2 outputs become 16.
+//   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]  G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1]
+//   A^T = [1 1 1 0; 0 1 -1 -1]
+// The zero-padded input is split into its four stride-2 phases, each (TH + 1) x (TW + 1), so that
+// d[r][s] of tile (th, tw) is phase (r % 2, s % 2) at (th + r / 2, tw + s / 2): tiles along a row
+// read contiguous lanes. Tiles sit on the phases' grid, t = th * Wq + tw; the grid's last column
+// (tw = TW) is computed and thrown away, as the direct convolution's extra columns are.
+static const fb_i64 kFbWinoPlane = 16384;  // most floats of a plane's four phases (outputs up to 126 x 126): V is 4x the image
+struct FbWinograd {
+  const FbConv* c;
+  const float* w;   // the weights, [O][C][3][3], or (turned) the forward's [C][O][3][3] read turned by 180 degrees
+  bool turned;      // the input gradient: the forward's kernel turned and its channel roles swapped
+  float* X;         // [n][c][4][Hq][Wq]: the image's planes, zero-padded, split into their stride-2 phases
+  float* V;         // [n][block][k][c][NR] (k kStride floats apart): a block's 16 products, channel after channel
+  float* U;         // [k][o][c] (k uStride floats apart)
+  fb_i64 TH, TW, Hq, Wq, grid, blocks, NR, oblocks, kStride, uStride;
+  int mr, nv;
+  bool tileMajor;
+};
+// Whether a convolution may run as Winograd F(2x2, 3x3): 3x3, stride 1, not dilated, ungrouped,
+// planes within kFbWinoPlane.
+static bool fb_wino_fits(const FbConv& c) {
+  fb_i64 TH = (c.OH + 1) / 2, TW = (c.OW + 1) / 2;
+  return c.KH == 3 && c.KW == 3 && c.sh == 1 && c.sw == 1 && c.dh == 1 && c.dw == 1 && c.groups == 1 && c.OH > 0 &&
+         c.OW > 0 && 4 * (TH + 1) * (TW + 1) <= kFbWinoPlane;
+}
+// The 16 products' pieces of V and U are a cache line more than their size apart: the transforms
+// write all 16 at once, and at a multiple of 4 KB (64 x 64 channels) they shared one set of the
+// L1 cache (the weight transform of a 64 -> 64 convolution: 0.23 ms, 0.01 ms apart).
+static const fb_i64 kFbWinoSkew = 16;
+struct FbWinoKey { fb_i64 weights, version, turned; };  // what U was transformed from (fits kFbWinoSkew floats)
+// Floats of scratch: the phases X (with the slack the last block reads past them), V (every block
+// of at most 48 tiles, past the grid), U, then U's cache key (FbWinoKey).
+static fb_i64 fb_wino_scratch(const FbConv& c) {
+  fb_i64 TH = (c.OH + 1) / 2, TW = (c.OW + 1) / 2, grid = TH * (TW + 1), blocks = (grid + kFbConvLanes - 1) / kFbConvLanes;
+  return c.N * c.C * 4 * (TH + 1) * (TW + 1) + 4 * kFbConvLanes + c.N * blocks * 16 * (c.C * 3 * kFbConvLanes + kFbWinoSkew) +
+         16 * (c.O * c.C + kFbWinoSkew) + kFbWinoSkew;
+}
+// Floats of scratch the padded copy (or Winograd's transforms) take; cpp_codegen.cpp's
+// directConvScratchFloats mirrors it.
 static fb_i64 fb_direct_scratch(const FbConv& c, fb_i64& Hq, fb_i64& Wq) {
   fb_phase_shape(c, Hq, Wq);
-  return c.N * c.C * c.sh * c.sw * Hq * Wq + Wq + 4 * kFbConvLanes;  // the last tile reads past the grid
+  fb_i64 copy = c.N * c.C * c.sh * c.sw * Hq * Wq + Wq + 4 * kFbConvLanes;  // the last tile reads past the grid
+  fb_i64 wino = fb_wino_fits(c) ? fb_wino_scratch(c) : 0;
+  return copy > wino ? copy : wino;
 }
 static void fb_direct_pad_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (n, c) planes
   const FbDirectConv& d = *(const FbDirectConv*)data;
@@ -1057,9 +1108,244 @@ static void fb_direct_rows(fb_i64 begin, fb_i64 end, void* data) {
   else if (d.mr >= 2) fb_direct_rows_mr<2>(d, begin, end);
   else fb_direct_rows_mr<1>(d, begin, end);
 }
+static void fb_wino_weight_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: o
+  const FbWinograd& wg = *(const FbWinograd*)data;
+  const FbConv& c = *wg.c;
+  for (fb_i64 o = begin; o < end; ++o)
+    for (fb_i64 ci = 0; ci < c.C; ++ci) {
+      float g[9];
+      if (wg.turned)
+        for (int k = 0; k < 9; ++k) g[k] = wg.w[(ci * c.O + o) * 9 + 8 - k];
+      else
+        for (int k = 0; k < 9; ++k) g[k] = wg.w[(o * c.C + ci) * 9 + k];
+      float a[4][3], u[4][4];  // a = G g, u = a G^T
+      for (int k = 0; k < 3; ++k) {
+        a[0][k] = g[k];
+        a[1][k] = 0.5f * (g[k] + g[3 + k] + g[6 + k]);
+        a[2][k] = 0.5f * (g[k] - g[3 + k] + g[6 + k]);
+        a[3][k] = g[6 + k];
+      }
+      for (int r = 0; r < 4; ++r) {
+        u[r][0] = a[r][0];
+        u[r][1] = 0.5f * (a[r][0] + a[r][1] + a[r][2]);
+        u[r][2] = 0.5f * (a[r][0] - a[r][1] + a[r][2]);
+        u[r][3] = a[r][2];
+      }
+      for (int k = 0; k < 16; ++k) wg.U[k * wg.uStride + o * c.C + ci] = u[k / 4][k % 4];
+    }
+}
+// The image's planes into their phases (rows: (n, c) planes), each 4 x Hq x Wq floats, zero-padded.
+static void fb_wino_pad_rows(fb_i64 begin, fb_i64 end, void* data) {
+  const FbWinograd& wg = *(const FbWinograd*)data;
+  const FbConv& c = *wg.c;
+  FbConv split = c;  // the padded plane split by 2 in both directions
+  split.sh = split.sw = 2;
+  for (fb_i64 pl = begin; pl < end; ++pl) {
+    float* dst = wg.X + pl * 4 * wg.Hq * wg.Wq;
+    __builtin_memset(dst, 0, (fb_u64)(4 * wg.Hq * wg.Wq) * sizeof(float));
+    fb_phase_load(split, c.x + pl * c.H * c.W, wg.Hq, wg.Wq, dst);
+  }
+}
+// V of one block of tiles of image n, every input channel, into v (16 x kStride floats): B^T d B,
+// kFbConvLanes tiles at a time. Tiles past the grid read up to NR floats past the image's phases
+// (the scratch's slack).
+static void fb_wino_input_block(const FbWinograd& wg, fb_i64 n, fb_i64 b, float* v) {
+  const FbConv& c = *wg.c;
+  const fb_i64 phase = wg.Hq * wg.Wq, NR = wg.NR, kStride = wg.kStride;
+  for (fb_i64 ci = 0; ci < c.C; ++ci) {
+    const float* planes = wg.X + (n * c.C + ci) * 4 * phase + b * NR;
+    float* out = v + ci * NR;
+    for (fb_i64 j = 0; j < NR; j += kFbConvLanes) {
+      const float* p = planes + j;
+      fb_cv d[4][4], m[4][4];
+      for (int r = 0; r < 4; ++r)
+        for (int s = 0; s < 4; ++s) d[r][s] = *(const fb_cvu*)(p + ((r & 1) * 2 + (s & 1)) * phase + (r >> 1) * wg.Wq + (s >> 1));
+      for (int s = 0; s < 4; ++s) {  // B^T d
+        m[0][s] = d[0][s] - d[2][s];
+        m[1][s] = d[1][s] + d[2][s];
+        m[2][s] = d[2][s] - d[1][s];
+        m[3][s] = d[1][s] - d[3][s];
+      }
+      for (int r = 0; r < 4; ++r) {  // (B^T d) B
+        float* o = out + r * 4 * kStride + j;
+        *(fb_cvu*)(o) = m[r][0] - m[r][2];
+        *(fb_cvu*)(o + kStride) = m[r][1] + m[r][2];
+        *(fb_cvu*)(o + 2 * kStride) = m[r][2] - m[r][1];
+        *(fb_cvu*)(o + 3 * kStride) = m[r][1] - m[r][3];
+      }
+    }
+  }
+}
+static void fb_wino_input_rows(fb_i64 begin, fb_i64 end, void* data) {  // rows: (n, block)
+  const FbWinograd& wg = *(const FbWinograd*)data;
+  for (fb_i64 r = begin; r < end; ++r) fb_wino_input_block(wg, r / wg.blocks, r % wg.blocks, wg.V + r * 16 * wg.kStride);
+}
+// Two vectors of a row's even and odd columns, stored as the row (2 x kFbConvLanes floats).
+static inline void fb_interleave_store(float* dst, fb_cv even, fb_cv odd) {
+#if defined(__AVX512F__)
+  *(fb_cv*)dst = __builtin_shufflevector(even, odd, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  *(fb_cv*)(dst + 16) = __builtin_shufflevector(even, odd, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+#else
+  *(fb_cv*)dst = __builtin_shufflevector(even, odd, 0, 8, 1, 9, 2, 10, 3, 11);
+  *(fb_cv*)(dst + 8) = __builtin_shufflevector(even, odd, 4, 12, 5, 13, 6, 14, 7, 15);
+#endif
+}
+// One block of MR output channels (from o0; the first `first` already stored) on block b of image
+// n's tiles: its 16 products, then A^T m A and the epilogue, output channel by output channel.
+template <int MR, int NV>
+static void fb_wino_tile(const FbWinograd& wg, const float* v, fb_i64 n, fb_i64 b, fb_i64 o0, fb_i64 first) {
+  const FbConv& c = *wg.c;
+  const fb_i64 NR = NV * kFbConvLanes, P = c.OH * c.OW, kStride = wg.kStride;
+  const bool epilogue = fb_has_epilogue(c);
+  const fb_i64 tap0 = 0;
+  float m[16 * MR * NR] __attribute__((aligned(64)));  // the 16 products of one tile, k after k
+  float rows[2][2 * NR] __attribute__((aligned(64)));  // one output channel's two rows of the tiles
+  {
+    for (int k = 0; k < 16; ++k) {
+      const float* wk = wg.U + k * wg.uStride + o0 * c.C;
+      fb_direct_tile<MR, NV>(v + k * kStride, NR, &tap0, 1, c.C, wk, c.C, m + k * MR * NR, k < 15 ? wk + wg.uStride : 0, 0);
+    }
+    for (fb_i64 i = first; i < MR; ++i) {
+      for (int j = 0; j < NV; ++j) {
+        fb_cv q[16], s[2][4];
+        for (int k = 0; k < 16; ++k) q[k] = *(const fb_cv*)(m + (k * MR + i) * NR + j * kFbConvLanes);
+        for (int k = 0; k < 4; ++k) {  // A^T q
+          s[0][k] = q[k] + q[4 + k] + q[8 + k];
+          s[1][k] = q[4 + k] - q[8 + k] - q[12 + k];
+        }
+        for (int a = 0; a < 2; ++a)  // (A^T q) A, row a's even and odd columns
+          fb_interleave_store(rows[a] + 2 * j * kFbConvLanes, s[a][0] + s[a][1] + s[a][2], s[a][1] - s[a][2] - s[a][3]);
+      }
+      fb_i64 o = o0 + i, yat = (n * c.O + o) * P;
+      for (fb_i64 t = b * NR; t < b * NR + NR && t < wg.grid;) {  // the block's runs of tiles, tile row by tile row
+        fb_i64 th = t / wg.Wq, tw = t % wg.Wq;
+        if (tw >= wg.TW) { t = (th + 1) * wg.Wq; continue; }
+        fb_i64 runEnd = th * wg.Wq + wg.TW < b * NR + NR ? th * wg.Wq + wg.TW : b * NR + NR;
+        fb_i64 ow = 2 * tw, len = 2 * (runEnd - t) < c.OW - ow ? 2 * (runEnd - t) : c.OW - ow;
+        for (fb_i64 a = 0; a < 2 && 2 * th + a < c.OH; ++a) {
+          const float* src = rows[a] + 2 * (t - b * NR);
+          fb_i64 at = yat + (2 * th + a) * c.OW + ow;
+          if (epilogue) fb_conv_epilogue(c, o, at, src, len);
+          else __builtin_memcpy(c.y + at, src, (fb_u64)len * sizeof(float));
+        }
+        t = runEnd;
+      }
+    }
+  }
+}
+// rows: (n, block of tiles), each transforming its block's input first and then running every
+// block of output channels on it (tileMajor: U, read by every row, is the smaller), or (n, block
+// of output channels, block of tiles) after a launch of the input transforms (U's piece stays in
+// cache). The last block of channels starts MR back from the end, as fb_direct_tiles' does. In
+// tile order, every row of a call puts its V in the place of the call's first row: one block's
+// worth of memory a thread, hot in its cache, where a place per block (3.3 MB for resnet18's
+// 56x56 layers) missed the cache on every write.
+template <int MR, int NV>
+static void fb_wino_tiles(const FbWinograd& wg, fb_i64 begin, fb_i64 end) {
+  const fb_i64 O = wg.c->O;
+  for (fb_i64 r = begin; r < end; ++r) {
+    if (wg.tileMajor) {
+      fb_i64 n = r / wg.blocks, b = r % wg.blocks;
+      float* v = wg.V + begin * 16 * wg.kStride;
+      fb_wino_input_block(wg, n, b, v);
+      for (fb_i64 ob = 0; ob < wg.oblocks; ++ob) {
+        fb_i64 o0 = ob * MR < O - MR ? ob * MR : O - MR;
+        fb_wino_tile<MR, NV>(wg, v, n, b, o0, ob * MR - o0);
+      }
+    } else {
+      fb_i64 n = r / (wg.oblocks * wg.blocks), ob = r / wg.blocks % wg.oblocks, b = r % wg.blocks;
+      fb_i64 o0 = ob * MR < O - MR ? ob * MR : O - MR;
+      fb_wino_tile<MR, NV>(wg, wg.V + (n * wg.blocks + b) * 16 * wg.kStride, n, b, o0, ob * MR - o0);
+    }
+  }
+}
+template <int MR>
+static void fb_wino_rows_mr(const FbWinograd& wg, fb_i64 begin, fb_i64 end) {
+  if (wg.nv == 1) fb_wino_tiles<MR, 1>(wg, begin, end);
+  else if (wg.nv == 2) fb_wino_tiles<MR, 2>(wg, begin, end);
+  else fb_wino_tiles<MR, 3>(wg, begin, end);
+}
+static void fb_wino_rows(fb_i64 begin, fb_i64 end, void* data) {
+  const FbWinograd& wg = *(const FbWinograd*)data;
+  if (wg.mr >= 8) fb_wino_rows_mr<kFbConvRows>(wg, begin, end);
+  else if (wg.mr >= 4) fb_wino_rows_mr<4>(wg, begin, end);
+  else if (wg.mr >= 2) fb_wino_rows_mr<2>(wg, begin, end);
+  else fb_wino_rows_mr<1>(wg, begin, end);
+}
+// Positions per tile of a grid: the fewest wasted lanes, one vector counted 1.4x (its loads feed
+// half as many multiply-adds); at most `most` vectors.
+static int fb_tile_vectors(fb_i64 grid, int most) {
+  double best = 0;
+  int nv = 1;
+  for (int v = 1; v <= most; ++v) {
+    fb_i64 nr = v * kFbConvLanes, padded = (grid + nr - 1) / nr * nr;
+    double cost = (double)padded * (v == 1 ? 1.4 : v == 2 ? 1.03 : 1.0);
+    if (v == 1 || cost <= best) { best = cost; nv = v; }
+  }
+  return nv;
+}
+// Whether Winograd beats the direct convolution, in cycles per (o, c) pair on one core: the
+// direct tiles do 9 multiply-adds per grid position (OH x (OW + 2)), Winograd 16 per tile
+// position plus about a tenth for its input and output transforms, two fused multiply-adds of
+// kFbConvLanes a cycle. The weight transform costs about 30 cycles a pair (one Zen 5 core)
+// however many images share it, or, where the transformed weights are cached (`cached`: the
+// weights are a module input), reading 16 floats a pair instead of 9. resnet18's 7x7 layers stay
+// direct: a grid of 20 tiles in 32 lanes is 0.9 of the direct's multiply-adds.
+static bool fb_wino_pays(const FbConv& c, bool cached) {
+  fb_i64 TH = (c.OH + 1) / 2, Wq = (c.OW + 1) / 2 + 1, grid = TH * Wq, dgrid = c.OH * (c.OW + 2);
+  fb_i64 nr = fb_tile_vectors(grid, 3) * kFbConvLanes, dnr = fb_tile_vectors(dgrid, 3) * kFbConvLanes;
+  double lanesPerCycle = 2.0 * kFbConvLanes;
+  double direct = c.N * 9.0 * ((dgrid + dnr - 1) / dnr * dnr) / lanesPerCycle;
+  double wino = c.N * 1.1 * 16.0 * ((grid + nr - 1) / nr * nr) / lanesPerCycle + (cached ? 2.0 : 30.0);
+  return wino < direct;
+}
+static void fb_conv_winograd(const FuseboxRuntime* rt, int kernel, const FbConv& c, const float* w, bool turned, float* scratch) {
+  FbWinograd wg;
+  wg.c = &c;
+  wg.w = w;
+  wg.turned = turned;
+  wg.TH = (c.OH + 1) / 2;
+  wg.TW = (c.OW + 1) / 2;
+  wg.Hq = wg.TH + 1;
+  wg.Wq = wg.TW + 1;
+  wg.grid = wg.TH * wg.Wq;
+  wg.nv = fb_tile_vectors(wg.grid, 3);
+  wg.NR = wg.nv * kFbConvLanes;
+  wg.blocks = (wg.grid + wg.NR - 1) / wg.NR;
+  wg.mr = c.O >= kFbConvRows ? kFbConvRows : c.O >= 4 ? 4 : c.O >= 2 ? 2 : 1;
+  wg.oblocks = (c.O + wg.mr - 1) / wg.mr;
+  wg.kStride = c.C * wg.NR + kFbWinoSkew;
+  wg.uStride = c.O * c.C + kFbWinoSkew;
+  wg.X = scratch;
+  wg.V = wg.X + c.N * c.C * 4 * wg.Hq * wg.Wq + 4 * kFbConvLanes;
+  wg.U = wg.V + c.N * wg.blocks * 16 * wg.kStride;
+  // As fb_conv_direct's order: the smaller of U and one image's V stays in cache.
+  wg.tileMajor = c.O < wg.blocks * wg.NR * (rt->threads(rt->ctx, kernel) > 1 ? 4 : 1);
+  // U stays in the scratch from call to call: transformed again only when the weights are not the
+  // same module input as last time, unwritten since (inference: once).
+  FbWinoKey key{(fb_i64)w, rt->version(rt->ctx, w), turned}, last;
+  float* keyAt = wg.U + 16 * wg.uStride;
+  __builtin_memcpy(&last, keyAt, sizeof last);
+  if (key.version < 0 || last.weights != key.weights || last.version != key.version || last.turned != key.turned) {
+    rt->launch(rt->ctx, kernel, fb_wino_weight_rows, c.O, &wg);
+    if (key.version < 0) key.weights = 0;  // matches no later call
+    __builtin_memcpy(keyAt, &key, sizeof key);
+  }
+  rt->launch(rt->ctx, kernel, fb_wino_pad_rows, c.N * c.C, &wg);
+  if (wg.tileMajor) {
+    rt->launch(rt->ctx, kernel, fb_wino_rows, c.N * wg.blocks, &wg);
+  } else {
+    rt->launch(rt->ctx, kernel, fb_wino_input_rows, c.N * wg.blocks, &wg);
+    rt->launch(rt->ctx, kernel, fb_wino_rows, c.N * wg.oblocks * wg.blocks, &wg);
+  }
+}
 // Whether a convolution forward runs here: taps within kFbDirectTaps (its caller checks the scratch).
 static bool fb_direct_fits(const FbConv& c) { return c.KH * c.KW <= kFbDirectTaps; }
 static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c, float* scratch) {
+  if (fb_wino_fits(c) && fb_wino_pays(c, rt->version(rt->ctx, c.w) >= 0)) {
+    fb_conv_winograd(rt, kernel, c, c.w, false, scratch);
+    return;
+  }
   FbDirectConv d;
   d.c = &c;
   d.xp = scratch;
@@ -1078,14 +1364,7 @@ static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c
   // would be a plain copy, in a launch of its own): 35 of mobilenet_v2's convolutions, and every
   // matmul that runs here. Its tiles must then fit the grid.
   bool inPlace = c.KH == 1 && c.KW == 1 && c.sh == 1 && c.sw == 1 && c.ph == 0 && c.pw == 0 && d.grid >= kFbConvLanes;
-  // Positions per tile: the fewest wasted lanes, one vector per tile counted 1.4x (its loads
-  // feed half as many multiply-adds).
-  double best = 0;
-  for (int nv = 1; nv <= 3 && (!inPlace || nv * kFbConvLanes <= d.grid); ++nv) {
-    fb_i64 nr = nv * kFbConvLanes, padded = (d.grid + nr - 1) / nr * nr;
-    double cost = (double)padded * (nv == 1 ? 1.4 : nv == 2 ? 1.03 : 1.0);
-    if (nv == 1 || cost <= best) { best = cost; d.nv = nv; }
-  }
+  d.nv = fb_tile_vectors(d.grid, inPlace && d.grid < 3 * kFbConvLanes ? (int)(d.grid / kFbConvLanes) : 3);
   d.mr = d.opg >= kFbConvRows ? kFbConvRows : d.opg >= 4 ? 4 : d.opg >= 2 ? 2 : 1;
   d.tiles = (d.grid + d.nv * kFbConvLanes - 1) / (d.nv * kFbConvLanes);
   d.oblocks = (d.opg + d.mr - 1) / d.mr;
@@ -1166,6 +1445,10 @@ static bool fb_direct_input_grad_fits(const FbConv& c) {
 static void fb_conv_direct_input_grad(const FuseboxRuntime* rt, int kernel, const FbConv& c, float* scratch) {
   FbConv t{c.x, 0, c.y, c.N, c.O, c.OH, c.OW, c.C, c.KH, c.KW, c.H, c.W, 1, 1, 1,
            (c.KH - 1) * c.dh - c.ph, (c.KW - 1) * c.dw - c.pw, c.dh, c.dw};
+  if (fb_wino_fits(t) && fb_wino_pays(t, rt->version(rt->ctx, c.w) >= 0)) {  // the weight transform reads the kernel turned
+    fb_conv_winograd(rt, kernel, t, c.w, true, scratch);
+    return;
+  }
   fb_i64 Hq, Wq;
   float* wt = scratch + fb_direct_scratch(t, Hq, Wq);
   FbTurn turn{c.w, wt, c.O, c.C, c.KH * c.KW};
