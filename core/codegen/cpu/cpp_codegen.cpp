@@ -28,6 +28,7 @@ int64_t directConvScratchFloats(const std::vector<int64_t>& f) {
   int64_t N = f[0], C = f[1], H = f[2], W = f[3], O = f[4], OH = f[7], OW = f[8], sh = f[10], sw = f[11], ph = f[12], pw = f[13];
   int64_t Hq = (H + 2 * ph + sh - 1) / sh, Wq = (W + 2 * pw + sw - 1) / sw;
   int64_t copy = N * C * sh * sw * Hq * Wq + Wq + 4 * 16;
+  if (f[5] == 1 && f[6] == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0) copy += N * C * 48;  // a 1x1's packed tiles
   int64_t TH = (OH + 1) / 2, TW = (OW + 1) / 2;
   bool wino = f[5] == 3 && f[6] == 3 && sh == 1 && sw == 1 && f[14] == 1 && f[15] == 1 && f[9] == 1 && OH > 0 && OW > 0 &&
               4 * (TH + 1) * (TW + 1) <= 16384;
