@@ -775,6 +775,7 @@ private:
       case 2: return emit("adaptive_avg_pool2d(" + a.name + ", [1])", Kind::F32, {a.shape[0], a.shape[1], 1, 1}, a.mag, false);
       default: {
         int64_t c = a.shape[1], o = rng_.range(1, 5), k = rng_.chance(0.5) ? 1 : 2, pad = rng_.chance(0.3) ? 1 : 0;
+        if (k == 2 && h >= 3 && w >= 3 && rng_.chance(0.5)) k = 3;  // 3x3: the Winograd path where it pays
         enterParamScope();
         std::string wn = newParam({o, c, k, k}, 1.0 / std::sqrt(static_cast<double>(c * k * k))).name;
         std::string bn = rng_.chance(0.5) ? ", " + newParam({o}, 0.1).name : "";

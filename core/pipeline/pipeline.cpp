@@ -85,7 +85,10 @@ bool Pipeline::step() {
       lowered_ = true;
       break;
     case Stage::Schedule:
-      for (const LoopProgram& lp : loops_) schedules_.push_back(schedule(lp, config_.schedule));
+      for (const LoopProgram& lp : loops_) {
+        schedules_.push_back(schedule(lp, config_.schedule));
+        schedules_.back().trainingGraph = config_.train;
+      }
       scheduled_ = true;
       break;
     case Stage::Codegen:

@@ -74,6 +74,9 @@ struct Schedule {
   std::vector<Kernel> kernels;  // execution order
   std::vector<FusionDecision> decisions;
   MemoryPlan memory;
+  // The forward or backward of a training step: convolutions keep the interpreter's order of sums
+  // (no Winograd), since a rounding difference at a ReLU's 0 or a max pool's tie flips a gradient.
+  bool trainingGraph = false;
   std::string str() const;  // kernels with their nodes, then the decision log
 };
 

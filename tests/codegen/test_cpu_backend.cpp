@@ -241,6 +241,25 @@ TEST(CpuBackend, CachedConvolutionWeightsFollowEveryWrite) {
   expectMatches(a, "the first weights again through setInputs");
 }
 
+// A training graph's convolutions keep the interpreter's order of sums (no Winograd): Winograd's
+// ~1e-6 rounding put a pre-activation on the other side of a ReLU's 0 in a random 3x3 model
+// (x [3, 33, 8, 16], padding 2, the CLI's seed 0), and the weight gradient was off by 8.9.
+// Inference keeps Winograd.
+TEST(CpuCodegen, TrainingGraphsKeepTheInterpretersSumOrder) {
+  const std::string model = "model m(x: f32[3, 33, 8, 16]) {\n  param w: f32[5, 33, 3, 3] = randn(seed=52, std=0.3)\n"
+                            "  return relu(conv2d(x, w, padding=[2]))\n}\n";
+  for (bool train : {false, true}) {
+    PipelineConfig c;
+    c.train = train;
+    Pipeline p(parseModel(model, "m.fbx"), c);
+    p.runAll();
+    for (const GeneratedModule& m : p.modules("cpu"))
+      EXPECT_EQ(m.source.find("c.exact = 1;") != std::string::npos, train && m.source.find("FbConv c{") != std::string::npos)
+          << (train ? "train" : "infer");
+    if (train && cpuJitAvailable()) test::expectCpuMatchesInterpreter(p, 1, 0, 2, "relu(conv2d) train");
+  }
+}
+
 TEST(CpuCodegen, HalfPrecisionGraphsMatchTheInterpreter) {
   if (!cpuJitAvailable()) GTEST_SKIP() << "built without LLVM";
   for (auto [rows, cols] : {std::pair{1, 1}, std::pair{3, 17}, std::pair{5, 33}})

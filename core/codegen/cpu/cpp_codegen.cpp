@@ -267,6 +267,7 @@ private:
         mod_.scratchBytes[k.id] = std::max(f[1] * f[5] * f[6] * f[0] * P + f[4] * f[0] * P, direct) * 4;
         os << "  FbConv c{" << in0 << ", " << in1 << ", " << bufArg(k.epilogue ? k.epilogue->output : c.output) << fields() << epilogueFields(k)
            << "};\n";
+        if (s_.trainingGraph) os << "  c.exact = 1;\n";
         // With BLAS, ungrouped convolutions run as one im2col + sgemm over the batch.
         os << "#if FB_HAVE_CBLAS\n";
         if (f[9] == 1) os << "  fb_conv_gemm(rt, " << k.id << ", c, " << mode << ", scratch);\n  return;\n";

@@ -166,6 +166,9 @@ struct FbConv {
   // y = act((conv + bias[o]) + res), each part only where set; act: min(max(v, lo), hi) or, with
   // silu, v * (1 / (exp(-v) + 1)).
   const float* bias; const float* res; int lower, upper; float lo, hi; int silu;
+  // The forward's sums in the interpreter's order (a training graph's, see Schedule::trainingGraph):
+  // no Winograd.
+  int exact;
 };
 struct FbPool {
   const float* x; const float* g; float* y;
@@ -1386,7 +1389,7 @@ static void fb_conv_winograd(const FuseboxRuntime* rt, int kernel, const FbConv&
 // Whether a convolution forward runs here: taps within kFbDirectTaps (its caller checks the scratch).
 static bool fb_direct_fits(const FbConv& c) { return c.KH * c.KW <= kFbDirectTaps; }
 static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c, float* scratch) {
-  if (fb_wino_fits(c) && fb_wino_pays(c, rt->version(rt->ctx, c.w) >= 0)) {
+  if (!c.exact && fb_wino_fits(c) && fb_wino_pays(c, rt->version(rt->ctx, c.w) >= 0)) {
     fb_conv_winograd(rt, kernel, c, c.w, false, scratch);
     return;
   }
