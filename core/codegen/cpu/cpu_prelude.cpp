@@ -1427,11 +1427,13 @@ static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c
   // A 1x1 read in place whose tiles several blocks of channels read, and that fb_direct_tiles
   // does not pack itself (block order, or more channels than its stack holds): every tile's
   // pieces copied together first, so each is one contiguous, aligned stream where it was one
-  // short piece per input channel, a plane apart. Only for images of 256 KB and more, re-read out
-  // of L2 block after block: squeezenet's 512 -> 1000 at 13x13 (346 KB), 0.65 -> 0.56 ms on two
-  // Zen 5 cores; mobilenet_v2's 960 -> 320 at 7x7 (188 KB) took 0.14 -> 0.15 ms (one more launch).
-  fb_i64 NR = d.nv * kFbConvLanes;
-  d.packed = inPlace && scratch && d.oblocks >= 2 && c.N * d.image >= kFbPackImage &&
+  // short piece per input channel, a plane apart. Only for images of 256 KB to 1 MB (out of L2)
+  // that 8 or more blocks re-read: squeezenet's 512 -> 1000 at 13x13 (346 KB, 125 blocks), 0.65 ->
+  // 0.56 ms on two Zen 5 cores. Smaller ones lost the extra launch (mobilenet_v2's 960 -> 320 at
+  // 7x7, 188 KB: 0.14 -> 0.15 ms), larger ones the copy (ConvNeXt's 768 x 3072 weights read as the
+  // image of a matmul by 7 blocks: 0.20 -> 0.26 ms).
+  fb_i64 NR = d.nv * kFbConvLanes, floats = c.N * d.image;
+  d.packed = inPlace && scratch && d.oblocks >= 8 && floats >= kFbPackImage && floats <= 4 * kFbPackImage &&
              !(d.tileMajor && d.oblocks >= 4 && d.cpg * NR <= kFbPackFloats);
   if (d.packed) {
     d.xp = scratch;
