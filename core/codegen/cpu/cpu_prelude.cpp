@@ -1120,18 +1120,24 @@ static void fb_direct_pack_rows(fb_i64 begin, fb_i64 end, void* data) {
       for (fb_i64 j = 0; j < NR; j += kFbConvLanes) *(fb_cvu*)(dst + ci * NR + j) = *(const fb_cvu*)(src + ci * d.chan + j);
   }
 }
-template <int MR>
-static void fb_direct_rows_mr(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
-  if (d.nv == 1) fb_direct_tiles<MR, 1>(d, begin, end);
-  else if (d.nv == 2) fb_direct_tiles<MR, 2>(d, begin, end);
-  else fb_direct_tiles<MR, 3>(d, begin, end);
+// Calls run(FbInt<MR>(), FbInt<NV>()) for a register tile of mr rows (8 only where kFbConvRows
+// is, 4, 2, 1) by nv vectors (1-3): the direct and Winograd tiles' one switch.
+template <int N> struct FbInt { static const int value = N; };
+template <class Run>
+static void fb_tile_shape(int mr, int nv, Run run) {
+  auto rows = [&](auto m) {
+    if (nv == 1) run(m, FbInt<1>());
+    else if (nv == 2) run(m, FbInt<2>());
+    else run(m, FbInt<3>());
+  };
+  if (mr >= 8) rows(FbInt<kFbConvRows>());
+  else if (mr >= 4) rows(FbInt<4>());
+  else if (mr >= 2) rows(FbInt<2>());
+  else rows(FbInt<1>());
 }
 static void fb_direct_rows(fb_i64 begin, fb_i64 end, void* data) {
   const FbDirectConv& d = *(const FbDirectConv*)data;
-  if (d.mr >= 8) fb_direct_rows_mr<kFbConvRows>(d, begin, end);  // 8 only where kFbConvRows is
-  else if (d.mr >= 4) fb_direct_rows_mr<4>(d, begin, end);
-  else if (d.mr >= 2) fb_direct_rows_mr<2>(d, begin, end);
-  else fb_direct_rows_mr<1>(d, begin, end);
+  fb_tile_shape(d.mr, d.nv, [&](auto mr, auto nv) { fb_direct_tiles<decltype(mr)::value, decltype(nv)::value>(d, begin, end); });
 }
 // u = G g G^T of one 3x3 kernel g (row-major), T a float or a vector of kernels lane by lane.
 template <class T>
@@ -1306,18 +1312,9 @@ static void fb_wino_tiles(const FbWinograd& wg, fb_i64 begin, fb_i64 end) {
     }
   }
 }
-template <int MR>
-static void fb_wino_rows_mr(const FbWinograd& wg, fb_i64 begin, fb_i64 end) {
-  if (wg.nv == 1) fb_wino_tiles<MR, 1>(wg, begin, end);
-  else if (wg.nv == 2) fb_wino_tiles<MR, 2>(wg, begin, end);
-  else fb_wino_tiles<MR, 3>(wg, begin, end);
-}
 static void fb_wino_rows(fb_i64 begin, fb_i64 end, void* data) {
   const FbWinograd& wg = *(const FbWinograd*)data;
-  if (wg.mr >= 8) fb_wino_rows_mr<kFbConvRows>(wg, begin, end);
-  else if (wg.mr >= 4) fb_wino_rows_mr<4>(wg, begin, end);
-  else if (wg.mr >= 2) fb_wino_rows_mr<2>(wg, begin, end);
-  else fb_wino_rows_mr<1>(wg, begin, end);
+  fb_tile_shape(wg.mr, wg.nv, [&](auto mr, auto nv) { fb_wino_tiles<decltype(mr)::value, decltype(nv)::value>(wg, begin, end); });
 }
 // Positions per tile of a grid: the fewest wasted lanes, one vector counted 1.4x (its loads feed
 // half as many multiply-adds); at most `most` vectors.
