@@ -66,11 +66,14 @@ struct CpuExecutable::Impl {
   std::map<std::string, size_t> slot;
   std::vector<KernelProfile>* profile = nullptr;
   std::vector<bool> onCallingThread;  // per kernel, as profile: too little work to pay for waking the workers
-  // Per program input: how many times the host wrote it (setInput, setInputs), or -1 once linked to
-  // another module's output (rewritten by that module's every run). What kernels key caches of
-  // transformed weights on (FuseboxRuntime::version).
-  std::vector<long> inputVersion;
-  std::vector<size_t> inputSlot;  // per program input: its place in table
+  // Per program input: its place in table, and how many times the host wrote it (setInput,
+  // setInputs), or -1 once linked to another module's output (rewritten by that module's every
+  // run). What kernels key caches of transformed weights on (FuseboxRuntime::version).
+  struct InputState {
+    size_t slot;
+    long version;
+  };
+  std::vector<InputState> inputs;
   RuntimeAbi abi{};
 
   static void launch(void* ctx, int kernel, void (*fn)(long, long, void*), long rows, void* data) {
@@ -87,8 +90,8 @@ struct CpuExecutable::Impl {
   }
   static long version(void* ctx, const void* buffer) {
     Impl& self = *static_cast<Impl*>(ctx);
-    for (size_t i = 0; i < self.inputSlot.size(); ++i)
-      if (self.table[self.inputSlot[i]] == buffer) return self.inputVersion[i];
+    for (const InputState& in : self.inputs)
+      if (self.table[in.slot] == buffer) return in.version;
     return -1;
   }
   static long threads(void* ctx, int kernel) {
@@ -99,7 +102,7 @@ struct CpuExecutable::Impl {
 
 CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedule, const CppModule& module,
                              std::shared_ptr<const CompiledCpuModule> compiled, ThreadPool& pool)
-    : impl_(new Impl{program, module, std::move(compiled), pool, {}, {}, {}, nullptr, {}, {}, {}, {}}) {
+    : impl_(new Impl{program, module, std::move(compiled), pool, {}, {}, {}, nullptr, {}, {}, {}}) {
   Impl& m = *impl_;
   // Storage, honoring the memory plan: a reusing buffer takes its predecessor's block.
   std::map<std::string, std::string> reuses(schedule.memory.reuse.begin(), schedule.memory.reuse.end());
@@ -141,8 +144,7 @@ CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedul
   openblas_set_num_threads(1);  // GEMM externs split their work over the pool (fb_gemm in the prelude)
 #endif
   m.profile = &profile_;
-  m.inputVersion.assign(program.inputs.size(), 0);
-  for (const std::string& name : program.inputs) m.inputSlot.push_back(m.slot.at(name));
+  for (const std::string& name : program.inputs) m.inputs.push_back({m.slot.at(name), 0});
   m.abi = RuntimeAbi{&m, &Impl::launch, &Impl::threads, &Impl::version};
 }
 
@@ -156,8 +158,8 @@ void CpuExecutable::setInputs(const std::vector<Tensor>& inputs) {
     const Buffer& b = m.program.buffer(m.program.inputs[i]);
     if (inputs[i].numel() != b.layout.numel() || inputs[i].dtype != b.dtype)
       throw Error("CPU runtime: input '" + b.name + "' has the wrong size or dtype");
-    toStorage(inputs[i], m.table[m.slot.at(b.name)]);
-    if (m.inputVersion[i] >= 0) ++m.inputVersion[i];
+    toStorage(inputs[i], m.table[m.inputs[i].slot]);
+    if (m.inputs[i].version >= 0) ++m.inputs[i].version;
   }
 }
 
@@ -165,8 +167,8 @@ void CpuExecutable::setInput(size_t index, const Tensor& t) {
   Impl& m = *impl_;
   const Buffer& b = m.program.buffer(m.program.inputs.at(index));
   if (t.numel() != b.layout.numel() || t.dtype != b.dtype) throw Error("CPU runtime: input '" + b.name + "' has the wrong size or dtype");
-  toStorage(t, m.table[m.slot.at(b.name)]);
-  if (m.inputVersion.at(index) >= 0) ++m.inputVersion[index];
+  toStorage(t, m.table[m.inputs[index].slot]);
+  if (m.inputs[index].version >= 0) ++m.inputs[index].version;
 }
 
 void CpuExecutable::linkInput(size_t index, const CpuExecutable& from, size_t outputIndex) {
@@ -176,8 +178,8 @@ void CpuExecutable::linkInput(size_t index, const CpuExecutable& from, size_t ou
   const Buffer& src = f.program.buffer(f.program.outputs.at(outputIndex));
   if (dst.layout.numel() != src.layout.numel() || dst.dtype != src.dtype)
     throw Error("CPU runtime: cannot link '" + src.name + "' to input '" + dst.name + "': different size or dtype");
-  m.table[m.slot.at(dst.name)] = f.table[f.slot.at(src.name)];
-  m.inputVersion.at(index) = -1;
+  m.table[m.inputs[index].slot] = f.table[f.slot.at(src.name)];
+  m.inputs[index].version = -1;
 }
 
 void CpuExecutable::resetProfile() {

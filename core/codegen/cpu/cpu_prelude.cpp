@@ -942,6 +942,14 @@ extern "C" void fb_conv_weight_grad_rows(fb_i64 begin, fb_i64 end, void* data) {
 static const int kFbDirectTaps = 128;  // widest KH*KW on this path
 static const fb_i64 kFbPackFloats = 24576;  // a 1x1 tile's packed input, on the stack
 static const fb_i64 kFbPackImage = 65536;   // floats of input from which an in-place 1x1 packs its tiles first
+// Rows of a register tile (8 only where kFbConvRows is) for `count` output channels.
+static int fb_tile_rows(fb_i64 count) { return count >= kFbConvRows ? kFbConvRows : count >= 4 ? 4 : count >= 2 ? 2 : 1; }
+// The first of block `ob`'s `mr` channels of `count`: the last block starts mr back from the end,
+// overlapping the one before (whose channels it does not store again).
+static fb_i64 fb_block_start(fb_i64 ob, fb_i64 mr, fb_i64 count) { return ob * mr < count - mr ? ob * mr : count - mr; }
+// The first position of tile t (nr positions) of a grid: the last tile of a grid of at least one
+// tile starts nr back from the grid's end, so no tile reads past it.
+static fb_i64 fb_tile_start(fb_i64 t, fb_i64 nr, fb_i64 grid) { return t * nr + nr > grid && grid >= nr ? grid - nr : t * nr; }
 struct FbDirectConv {
   const FbConv* c; float* xp;        // xp: the padded phase planes, image after image
   fb_i64 Hq, Wq, chan, image;        // phase plane rows and columns; floats per channel, per image
@@ -1054,14 +1062,11 @@ static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
   float packed[kFbPackFloats] __attribute__((aligned(64)));
   const bool pack = d.tileMajor && d.nt == 1 && d.oblocks >= 4 && d.cpg * NR <= kFbPackFloats;
   const float* packedFrom = 0;
-  auto blockStart = [&](fb_i64 ob) { return ob * MR < d.opg - MR ? ob * MR : d.opg - MR; };
   for (fb_i64 r = begin; r < end; ++r) {
     fb_i64 t = d.tileMajor ? r / d.oblocks % d.tiles : r % d.tiles, ob = d.tileMajor ? r % d.oblocks : r / d.tiles % d.oblocks,
            ng = r / (d.tiles * d.oblocks);
-    fb_i64 n = ng / c.groups, g = ng % c.groups, o0 = blockStart(ob), q0 = t * NR;
-    // The last tile of a grid of at least one tile starts NR back from the grid's end, like the
-    // last block of channels: no read past the grid (the in-place input has no slack).
-    fb_i64 at = q0 + NR > d.grid && d.grid >= NR ? d.grid - NR : q0;
+    fb_i64 n = ng / c.groups, g = ng % c.groups, o0 = fb_block_start(ob, MR, d.opg), q0 = t * NR;
+    fb_i64 at = fb_tile_start(t, NR, d.grid);  // no read past the grid: the in-place input has no slack
     const float* x = d.xp + n * d.image + g * d.cpg * d.chan + at;
     fb_i64 chan = d.chan;
     if (d.packed) {
@@ -1085,7 +1090,7 @@ static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
     // weights out of L2 as in a model). In block order only a block's first tile fetches.
     const float* wnext = 0;
     fb_i64 nob = d.tileMajor || t == 0 ? ob + 1 : d.oblocks;
-    if (nob < d.oblocks) wnext = c.w + (g * d.opg + blockStart(nob)) * d.K;
+    if (nob < d.oblocks) wnext = c.w + (g * d.opg + fb_block_start(nob, MR, d.opg)) * d.K;
     // The next tile of a 1x1 kernel read in place: one piece of each input channel, a plane apart,
     // more streams than the hardware prefetcher follows (a 144 -> 24 1x1 at 56x56, input out of
     // L2: 0.21 -> 0.14 ms on one Zen 5 core; 32 -> 16 at 112x112: 0.20 -> 0.11). Fetched by the
@@ -1113,7 +1118,7 @@ static void fb_direct_pack_rows(fb_i64 begin, fb_i64 end, void* data) {
   const fb_i64 NR = d.nv * kFbConvLanes;
   for (fb_i64 r = begin; r < end; ++r) {
     fb_i64 t = r % d.tiles, ng = r / d.tiles, n = ng / c.groups, g = ng % c.groups;
-    fb_i64 at = t * NR + NR > d.grid ? d.grid - NR : t * NR;
+    fb_i64 at = fb_tile_start(t, NR, d.grid);
     const float* src = c.x + n * d.image + g * d.cpg * d.chan + at;
     float* dst = d.xp + r * d.cpg * NR;
     for (fb_i64 ci = 0; ci < d.cpg; ++ci)
@@ -1300,12 +1305,12 @@ static void fb_wino_tiles(const FbWinograd& wg, fb_i64 begin, fb_i64 end) {
       float* v = wg.V + begin * 16 * wg.kStride;
       fb_wino_input_block(wg, n, b, v);
       for (fb_i64 ob = 0; ob < wg.oblocks; ++ob) {
-        fb_i64 o0 = ob * MR < O - MR ? ob * MR : O - MR;
+        fb_i64 o0 = fb_block_start(ob, MR, O);
         fb_wino_tile<MR, NV>(wg, v, n, b, o0, ob * MR - o0);
       }
     } else {
       fb_i64 n = r / (wg.oblocks * wg.blocks), ob = r / wg.blocks % wg.oblocks, b = r % wg.blocks;
-      fb_i64 o0 = ob * MR < O - MR ? ob * MR : O - MR;
+      fb_i64 o0 = fb_block_start(ob, MR, O);
       fb_wino_tile<MR, NV>(wg, wg.V + (n * wg.blocks + b) * 16 * wg.kStride, n, b, o0, ob * MR - o0);
     }
   }
@@ -1341,7 +1346,9 @@ static bool fb_wino_pays(const FbConv& c, bool cached) {
   double wino = c.N * 1.1 * 16.0 * ((grid + nr - 1) / nr * nr) / lanesPerCycle + (cached ? 2.0 : 30.0);
   return wino < direct;
 }
-static void fb_conv_winograd(const FuseboxRuntime* rt, int kernel, const FbConv& c, const float* w, bool turned, float* scratch) {
+// `version`: rt->version of w, which the caller asked to decide whether Winograd pays.
+static void fb_conv_winograd(const FuseboxRuntime* rt, int kernel, const FbConv& c, const float* w, fb_i64 version, bool turned,
+                             float* scratch) {
   FbWinograd wg;
   wg.c = &c;
   wg.w = w;
@@ -1354,7 +1361,7 @@ static void fb_conv_winograd(const FuseboxRuntime* rt, int kernel, const FbConv&
   wg.nv = fb_tile_vectors(wg.grid, 3);
   wg.NR = wg.nv * kFbConvLanes;
   wg.blocks = (wg.grid + wg.NR - 1) / wg.NR;
-  wg.mr = c.O >= kFbConvRows ? kFbConvRows : c.O >= 4 ? 4 : c.O >= 2 ? 2 : 1;
+  wg.mr = fb_tile_rows(c.O);
   wg.oblocks = (c.O + wg.mr - 1) / wg.mr;
   wg.kStride = c.C * wg.NR + kFbWinoSkew;
   wg.uStride = c.O * c.C + kFbWinoSkew;
@@ -1365,7 +1372,7 @@ static void fb_conv_winograd(const FuseboxRuntime* rt, int kernel, const FbConv&
   wg.tileMajor = c.O < wg.blocks * wg.NR * (rt->threads(rt->ctx, kernel) > 1 ? 4 : 1);
   // U stays in the scratch from call to call: transformed again only when the weights are not the
   // same module input as last time, unwritten since (inference: once).
-  FbWinoKey key{(fb_i64)w, rt->version(rt->ctx, w), turned}, last;
+  FbWinoKey key{(fb_i64)w, version, turned}, last;
   float* keyAt = wg.U + 16 * wg.uStride;
   __builtin_memcpy(&last, keyAt, sizeof last);
   if (key.version < 0 || last.weights != key.weights || last.version != key.version || last.turned != key.turned) {
@@ -1384,9 +1391,12 @@ static void fb_conv_winograd(const FuseboxRuntime* rt, int kernel, const FbConv&
 // Whether a convolution forward runs here: taps within kFbDirectTaps (its caller checks the scratch).
 static bool fb_direct_fits(const FbConv& c) { return c.KH * c.KW <= kFbDirectTaps; }
 static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c, float* scratch) {
-  if (!c.exact && fb_wino_fits(c) && fb_wino_pays(c, rt->version(rt->ctx, c.w) >= 0)) {
-    fb_conv_winograd(rt, kernel, c, c.w, false, scratch);
-    return;
+  if (!c.exact && fb_wino_fits(c)) {
+    fb_i64 version = rt->version(rt->ctx, c.w);
+    if (fb_wino_pays(c, version >= 0)) {
+      fb_conv_winograd(rt, kernel, c, c.w, version, false, scratch);
+      return;
+    }
   }
   FbDirectConv d;
   d.c = &c;
@@ -1407,7 +1417,7 @@ static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c
   // matmul that runs here. Its tiles must then fit the grid.
   bool inPlace = c.KH == 1 && c.KW == 1 && c.sh == 1 && c.sw == 1 && c.ph == 0 && c.pw == 0 && d.grid >= kFbConvLanes;
   d.nv = fb_tile_vectors(d.grid, inPlace && d.grid < 3 * kFbConvLanes ? (int)(d.grid / kFbConvLanes) : 3);
-  d.mr = d.opg >= kFbConvRows ? kFbConvRows : d.opg >= 4 ? 4 : d.opg >= 2 ? 2 : 1;
+  d.mr = fb_tile_rows(d.opg);
   d.tiles = (d.grid + d.nv * kFbConvLanes - 1) / (d.nv * kFbConvLanes);
   d.oblocks = (d.opg + d.mr - 1) / d.mr;
   // Whichever of the weights and the padded image is larger is read once, the smaller one stays
@@ -1501,9 +1511,12 @@ static bool fb_direct_input_grad_fits(const FbConv& c) {
 static void fb_conv_direct_input_grad(const FuseboxRuntime* rt, int kernel, const FbConv& c, float* scratch) {
   FbConv t{c.x, 0, c.y, c.N, c.O, c.OH, c.OW, c.C, c.KH, c.KW, c.H, c.W, 1, 1, 1,
            (c.KH - 1) * c.dh - c.ph, (c.KW - 1) * c.dw - c.pw, c.dh, c.dw};
-  if (fb_wino_fits(t) && fb_wino_pays(t, rt->version(rt->ctx, c.w) >= 0)) {  // the weight transform reads the kernel turned
-    fb_conv_winograd(rt, kernel, t, c.w, true, scratch);
-    return;
+  if (fb_wino_fits(t)) {
+    fb_i64 version = rt->version(rt->ctx, c.w);
+    if (fb_wino_pays(t, version >= 0)) {  // the weight transform reads the kernel turned
+      fb_conv_winograd(rt, kernel, t, c.w, version, true, scratch);
+      return;
+    }
   }
   fb_i64 Hq, Wq;
   float* wt = scratch + fb_direct_scratch(t, Hq, Wq);
