@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -23,14 +24,22 @@ public:
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  // Calls body(begin, end) over disjoint chunks covering [0, n); returns when all are done.
+  // Calls body(begin, end) over disjoint chunks covering [0, n); returns when all are done. Thread
+  // i of T owns [i n / T, (i + 1) n / T) and runs it unless it is late: then the others take
+  // pieces from its end.
   void parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& body);
   unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
 
 private:
-  void work();
-  void runChunks(uint32_t generation, const std::function<void(int64_t, int64_t)>* body, int64_t n, int64_t chunk,
-                 int64_t chunks);
+  void work(unsigned self);
+  void runChunks(uint64_t generation, unsigned self, const std::function<void(int64_t, int64_t)>* body, int64_t n,
+                 int64_t chunk, int64_t chunks);
+
+  // A thread's range of the current job, in one word so that one compare-exchange claims a piece:
+  // the job's generation (kGenerationBits), the first and the end of its unclaimed units.
+  struct alignas(64) Range {
+    std::atomic<uint64_t> word{0};
+  };
 
   std::vector<std::thread> workers_;
   std::vector<int> cpus_;            // CPU of thread i (0: the constructing thread); empty: not pinned
@@ -40,7 +49,7 @@ private:
   std::condition_variable wake_;
   const std::function<void(int64_t, int64_t)>* body_ = nullptr;
   int64_t n_ = 0, chunk_ = 1, chunks_ = 0;  // rows, rows per unit, units
-  std::atomic<uint64_t> next_{0};       // the job's generation, then its first unclaimed unit (chunk_ rows)
+  std::unique_ptr<Range[]> ranges_;     // per thread (0: the constructing thread)
   std::atomic<int64_t> finished_{0};    // units of the current job done
   uint64_t generation_ = 0;
   bool stop_ = false;

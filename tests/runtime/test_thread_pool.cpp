@@ -55,26 +55,47 @@ TEST(ThreadPool, NoChunkOfAJobRunsWithAnotherJobsBody) {
     for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[j][static_cast<size_t>(i)].load(), 1) << "job " << j << " index " << i;
 }
 
-// Guided claims: each chunk is a share of what was left, so chunks shrink from the first to the
-// last (ordered by where they start), whichever thread claimed them, and the last is one row.
-TEST(ThreadPool, ChunksShrinkTowardTheEnd) {
-  ThreadPool pool(2);
-  for (int64_t n : {5, 97, 1000}) {
-    std::mutex m;
-    std::vector<std::pair<int64_t, int64_t>> chunks;
-    pool.parallelFor(n, [&](int64_t b, int64_t e) {
-      std::lock_guard<std::mutex> lock(m);
-      chunks.emplace_back(b, e);
-    });
-    std::sort(chunks.begin(), chunks.end());
-    ASSERT_FALSE(chunks.empty());
-    EXPECT_LE(chunks.front().second - chunks.front().first, std::max<int64_t>(1, n / 4)) << "n=" << n;
-    for (size_t i = 1; i < chunks.size(); ++i) {
-      EXPECT_EQ(chunks[i].first, chunks[i - 1].second) << "n=" << n;
-      EXPECT_LE(chunks[i].second - chunks[i].first, chunks[i - 1].second - chunks[i - 1].first) << "n=" << n;
+// Thread i of T owns rows [i n / T, (i + 1) n / T): a chunk never straddles two ranges, the
+// owner takes its range from the front and the others take what is left of it from the end, so
+// within a range every chunk the owner ran comes before every chunk another thread took (checked
+// on range 0, whose owner is the caller). Random sleeps make threads late and steal.
+TEST(ThreadPool, ThreadsRunTheirOwnRangeFromTheFrontAndStealFromTheEnd) {
+  const int threads = 4;
+  ThreadPool pool(threads);
+  unsigned seed = 1;
+  for (int64_t n : {3, 5, 97, 1000}) {
+    for (int rep = 0; rep < 20; ++rep) {
+      struct Chunk {
+        int64_t begin, end;
+        std::thread::id thread;
+      };
+      std::mutex m;
+      std::vector<Chunk> chunks;
+      std::vector<int> delays;
+      for (int64_t i = 0; i < n; ++i) delays.push_back(static_cast<int>((seed = seed * 1103515245u + 12345u) >> 16) % 50);
+      pool.parallelFor(n, [&](int64_t b, int64_t e) {
+        std::this_thread::sleep_for(std::chrono::microseconds(delays[static_cast<size_t>(b)]));
+        std::lock_guard<std::mutex> lock(m);
+        chunks.push_back({b, e, std::this_thread::get_id()});
+      });
+      std::sort(chunks.begin(), chunks.end(), [](const Chunk& x, const Chunk& y) { return x.begin < y.begin; });
+      ASSERT_FALSE(chunks.empty());
+      EXPECT_EQ(chunks.front().begin, 0);
+      EXPECT_EQ(chunks.back().end, n);
+      for (int t = 0; t < threads; ++t) {
+        int64_t lo = t * n / threads, hi = (t + 1) * n / threads;
+        for (const Chunk& c : chunks)
+          if (c.begin < hi && c.end > lo)
+            EXPECT_TRUE(c.begin >= lo && c.end <= hi) << "n=" << n << ": chunk [" << c.begin << ", " << c.end << ") straddles range " << t;
+      }
+      // Range 0's owner is the calling thread: its chunks there are a prefix of the range.
+      bool thieves = false;
+      for (const Chunk& c : chunks) {
+        if (c.begin >= n / threads) break;
+        if (c.thread != std::this_thread::get_id()) thieves = true;
+        else EXPECT_FALSE(thieves) << "n=" << n << ": the caller ran a chunk of its range after a thief's";
+      }
     }
-    EXPECT_EQ(chunks.back().second, n);
-    EXPECT_EQ(chunks.back().second - chunks.back().first, 1) << "n=" << n;
   }
 }
 
