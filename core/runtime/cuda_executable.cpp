@@ -294,7 +294,7 @@ void CudaExecutable::run() {
           int32_t lower, upper;
           float lo, hi;
           int32_t silu;
-        } p{m.table[l.a], m.table[l.b], m.table[l.c], {}, l.bias < 0 ? 0 : m.table[l.bias], l.residual < 0 ? 0 : m.table[l.residual],
+        } p{m.table[l.a], m.table[l.b], m.table[l.c] + static_cast<CUdeviceptr>(l.cOffset) * sizeof(float), {}, l.bias < 0 ? 0 : m.table[l.bias], l.residual < 0 ? 0 : m.table[l.residual],
             l.lower, l.upper, l.lo, l.hi, l.silu};
         std::memcpy(p.f, l.ints.data(), sizeof p.f);
         void* args[] = {&p};

@@ -19,6 +19,7 @@ std::string ConvEpilogue::str() const {
   if (lower) add("max " + num(lo));
   if (upper) add("min " + num(hi));
   if (silu) add("silu");
+  if (concat >= 0) add("into " + output + " from element " + std::to_string(outputOffset));
   return s.empty() ? "copy" : s;
 }
 
@@ -96,10 +97,17 @@ LExprPtr siluOperand(const LExpr& e) {
 
 std::optional<ConvEpilogue> matchConvEpilogue(const LoopProgram& p, const std::vector<int>& nodes,
                                               const std::map<std::string, std::vector<int>>& readers, std::string& why) {
+  std::vector<const LoopNode*> list;
+  for (int id : nodes) list.push_back(&p.nodes[id]);
+  return matchConvEpilogue(p, list, readers, why);
+}
+
+std::optional<ConvEpilogue> matchConvEpilogue(const LoopProgram& p, const std::vector<const LoopNode*>& nodes,
+                                              const std::map<std::string, std::vector<int>>& readers, std::string& why) {
   const LoopNode* conv = nullptr;
   std::map<std::string, const LoopNode*> inside;  // pointwise outputs -> their nodes
-  for (int id : nodes) {
-    const LoopNode& n = p.nodes[id];
+  for (const LoopNode* np : nodes) {
+    const LoopNode& n = *np;
     if (n.kind == LoopNode::Kind::Extern) {
       const ExternPrim& prim = externPrim(n.externOp);
       if (conv || prim.kind != ExternKind::Conv2d) {
@@ -132,10 +140,11 @@ std::optional<ConvEpilogue> matchConvEpilogue(const LoopProgram& p, const std::v
   }
   IndexExpr at = linearIndex(idx, Layout::contiguous(out.layout.sizes).strides);
   // Exactly one buffer leaves the kernel; the rest are read only inside it.
-  std::set<int> in(nodes.begin(), nodes.end());
+  std::set<int> in;
+  for (const LoopNode* n : nodes) in.insert(n->id);
   const LoopNode* last = nullptr;
-  for (int id : nodes) {
-    const LoopNode& n = p.nodes[id];
+  for (const LoopNode* np : nodes) {
+    const LoopNode& n = *np;
     if (n.kind == LoopNode::Kind::Pointwise) {
       std::vector<int64_t> sizes;
       for (const LoopVar& v : n.vars) sizes.push_back(v.size);

@@ -25,6 +25,10 @@ struct ConvEpilogue {
   double lo = 0, hi = 0;
   bool silu = false;                  // v * (1 / (exp(-v) + 1)), never with the clamps
   std::string output;  // the buffer the last epilogue node writes: the kernel's only store
+  // A slice of a concatenation written in place (concat_in_place.h): the element of `output` where
+  // the convolution's first output goes (its outputs stay contiguous), and the concatenation's node.
+  int64_t outputOffset = 0;
+  int concat = -1;
   std::string str() const;  // "+ bias b3, + residual buf7, max 0"
 };
 
@@ -32,6 +36,10 @@ struct ConvEpilogue {
 // reason in `why`. Every buffer written inside but the last must be read only inside, by a load
 // of the point being computed, and not be a program output. `readers`: buffer -> reading nodes.
 std::optional<ConvEpilogue> matchConvEpilogue(const LoopProgram& p, const std::vector<int>& nodes,
+                                              const std::map<std::string, std::vector<int>>& readers, std::string& why);
+// The same over nodes given directly (a node may be one made up for the purpose: a concatenation's
+// slice, concat_in_place.cpp); a reader counts as inside when its id is one of theirs.
+std::optional<ConvEpilogue> matchConvEpilogue(const LoopProgram& p, const std::vector<const LoopNode*>& nodes,
                                               const std::map<std::string, std::vector<int>>& readers, std::string& why);
 
 }  // namespace fusebox

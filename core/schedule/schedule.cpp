@@ -73,6 +73,14 @@ public:
         std::sort(c.begin(), c.end());
         c.erase(std::unique(c.begin(), c.end()), c.end());
       }
+    if (cfg_.fusion && cfg_.convEpilogues && cfg_.concatInPlace)
+      for (const LoopNode& n : p.nodes) {
+        std::string why;
+        if (std::optional<ConcatInPlace> c = matchConcatInPlace(p, n, readers_, why)) {
+          for (const ConcatSlice& sl : c->slices) sliceOf_[sl.conv] = sl;
+          concats_[n.id] = std::move(*c);
+        }
+      }
     seen_.assign(groups_.size(), 0);
     rank_.resize(groups_.size());
     std::iota(rank_.begin(), rank_.end(), 0);  // nodes are in topological order
@@ -80,6 +88,7 @@ public:
 
   Schedule run() {
     if (cfg_.fusion) fuse();
+    logConcatsInPlace();
     return build();
   }
 
@@ -336,6 +345,10 @@ private:
   std::string illegal(int ga, int gb, bool* afterCycleTest, bool horizontal = false) const {
     std::vector<int> merged = groups_[ga].nodes;
     merged.insert(merged.end(), groups_[gb].nodes.begin(), groups_[gb].nodes.end());
+    for (int id : merged) {
+      if (concats_.count(id)) return "n" + std::to_string(id) + " is a concatenation its convolutions write in place";
+      if (sliceOf_.count(id)) return "n" + std::to_string(id) + " writes its slice of n" + std::to_string(sliceOf_.at(id).epilogue.concat) + " in place";
+    }
     bool withExtern = false;
     for (int id : merged)
       if (p_.nodes[id].kind == LoopNode::Kind::Extern) {
@@ -359,6 +372,21 @@ private:
           return "would serialize: a " + std::to_string(g.M) + "-row grid cannot absorb " + std::to_string(p_.nodes[id].numel()) +
                  " pointwise elements";
     return "";
+  }
+
+  // Each convolution of a concatenation written in place, logged as fused with it: the
+  // concatenation's copy (a read and a write of the slice) is what it saves.
+  void logConcatsInPlace() {
+    for (const auto& [conv, slice] : sliceOf_) {
+      const Buffer& part = buffer(p_.nodes[conv].output);
+      const Buffer& whole = buffer(slice.epilogue.output);
+      int64_t first = slice.epilogue.outputOffset, count = part.layout.numel();
+      log_[{conv, slice.epilogue.concat, "vertical"}] = FusionDecision{
+          conv, slice.epilogue.concat, "vertical", true,
+          "fused: writes elements [" + std::to_string(first) + ", " + std::to_string(first + count) + ") of " + whole.name +
+              " in place of the concatenation's copy: " + mb(2 * part.bytes()) + " saved",
+          2 * part.bytes()};
+    }
   }
 
   struct Candidate {
@@ -476,13 +504,17 @@ private:
     }
     std::map<std::string, int> kernelOf;  // buffer -> kernel that writes it
     for (int gi : order) {
+      const std::vector<int>& nodes = groups_[gi].nodes;
+      if (nodes.size() == 1 && concats_.count(nodes[0])) continue;  // written by its convolutions' kernels
       Kernel k;
       k.id = static_cast<int>(s.kernels.size());
-      const std::vector<int>& nodes = groups_[gi].nodes;
       k.isExtern = std::any_of(nodes.begin(), nodes.end(), [&](int id) { return p_.nodes[id].kind == LoopNode::Kind::Extern; });
       if (k.isExtern) {
         for (int id : nodes) k.items.push_back({id, false});
-        if (nodes.size() > 1) {
+        if (auto slice = sliceOf_.find(nodes[0]); slice != sliceOf_.end()) {
+          k.items.push_back({slice->second.epilogue.concat, false});
+          k.epilogue = slice->second.epilogue;
+        } else if (nodes.size() > 1) {
           std::string why;
           k.epilogue = matchConvEpilogue(p_, nodes, readers_, why);
           if (!k.epilogue) throw Error("schedule: kernel " + std::to_string(k.id) + "'s epilogue no longer matches: " + why);
@@ -498,7 +530,7 @@ private:
         for (int id : nodes) k.items.push_back({id, g.row[id]});
         k.name = "kernel" + std::to_string(k.id);
       }
-      for (int id : nodes) kernelOf[p_.nodes[id].output] = k.id;
+      for (const KernelItem& it : k.items) kernelOf[p_.nodes[it.node].output] = k.id;
       s.kernels.push_back(std::move(k));
     }
     for (Kernel& k : s.kernels) k.segments = segmentsOf(k);
@@ -524,9 +556,16 @@ private:
         if (k.isExtern) outside = k.epilogue ? b == k.epilogue->output : true;
         (outside ? k.storedBuffers : k.localBuffers).push_back(b);
       }
+      if (k.epilogue) {  // the convolution's inputs and what its epilogue loads (not the rest of a concatenation)
+        const LoopNode& conv = p_.nodes[k.items[0].node];
+        readFromMemory = std::set<std::string>(conv.externInputs.begin(), conv.externInputs.end());
+        for (const std::string* b : {&k.epilogue->bias, &k.epilogue->residual})
+          if (!b->empty()) readFromMemory.insert(*b);
+      }
       k.readBuffers.assign(readFromMemory.begin(), readFromMemory.end());
       for (const std::string& b : k.readBuffers) k.bytesRead += bytesReadOf(k, b);
-      for (const std::string& b : k.storedBuffers) k.bytesWritten += buffer(b).bytes();
+      for (const std::string& b : k.storedBuffers)  // a slice of a concatenation: the convolution's output
+        k.bytesWritten += buffer(k.epilogue && k.epilogue->concat >= 0 ? p_.nodes[k.items[0].node].output : b).bytes();
     }
     s.memory = planMemory(s, kernelOf);
     for (auto& [key, d] : log_) s.decisions.push_back(d);
@@ -576,10 +615,11 @@ private:
     std::multimap<int64_t, std::string> freeBlocks;  // bytes -> buffer whose memory is free
     int64_t live = 0, inUse = 0;
     std::map<int, std::vector<std::string>> dying;
+    std::set<std::string> placed;
     for (const Kernel& k : s.kernels) {
       for (const std::string& b : k.storedBuffers) {
         const Buffer& buf = buffer(b);
-        if (buf.kind != Buffer::Kind::Intermediate) continue;
+        if (buf.kind != Buffer::Kind::Intermediate || !placed.insert(b).second) continue;  // a concatenation's later slices
         plan.totalIntermediateBytes += buf.bytes();
         auto it = freeBlocks.find(buf.bytes());
         if (it != freeBlocks.end()) {
@@ -616,6 +656,8 @@ private:
   std::vector<int> moved_;                          // groups whose rank the last merge changed
   std::map<std::tuple<int, int, std::string>, FusionDecision> log_;
   std::map<std::tuple<int, int, std::string>, Rejection> rejected_;
+  std::map<int, ConcatInPlace> concats_;  // concatenation node -> its slices, written in place
+  std::map<int, ConcatSlice> sliceOf_;    // conv2d node -> the slice it writes
   mutable std::vector<int> seen_;  // reaches(): group -> the search that last visited it
   mutable int stamp_ = 0;
   mutable bool gaveUp_ = false;  // the last reaches() hit kCycleSearchGroups

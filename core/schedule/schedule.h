@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/loopir/loop_ir.h"
+#include "core/schedule/concat_in_place.h"
 #include "core/schedule/conv_epilogue.h"
 
 namespace fusebox {
@@ -29,6 +30,7 @@ struct ScheduleConfig {
   // work (64K elements or more) is not fused into it, so it keeps its own parallel kernel.
   int64_t minRowsToAbsorbPointwise = 64;
   bool convEpilogues = true;  // a conv2d forward applies the bias, residual and clamp after it
+  bool concatInPlace = true;  // convolutions write their slices of a concatenation (concat_in_place.h)
   bool operator==(const ScheduleConfig&) const = default;
 };
 
@@ -57,7 +59,10 @@ struct Kernel {
   std::vector<std::string> storedBuffers;  // buffers it writes to memory
   std::vector<std::string> localBuffers;   // buffers it keeps in registers only
   std::vector<std::string> readBuffers;    // buffers it reads from memory
-  std::optional<ConvEpilogue> epilogue;    // an extern conv2d's fused epilogue (its items after the first)
+  // An extern conv2d's fused epilogue (its items after the first). A convolution writing its slice
+  // of a concatenation in place has the concatenation as its second item, as each of its
+  // convolutions' kernels has: that node has no kernel of its own.
+  std::optional<ConvEpilogue> epilogue;
   int64_t bytesRead = 0, bytesWritten = 0;
 };
 

@@ -141,6 +141,53 @@ model t(x: f32[2, 3, 9, 7], r: f32[2, 4, 9, 7]) {
   EXPECT_FALSE(stores(s, convOut));
 }
 
+// squeezenet's fire module: two convolutions (bias and ReLU after each) concatenated along the
+// channels at batch 1. Each convolution stores its slice of the concatenation as its epilogue, at
+// its offset; the concatenation has no kernel, and its buffer is planned once. At batch 2 the
+// slices are not contiguous and the concatenation stays a kernel.
+TEST(Schedule, ConvolutionsWriteTheirSlicesOfAConcatenationInPlace) {
+  const char* fire = R"(
+model t(x: f32[B, 4, 7, 11]) dims(B = 1) {
+  param w1: f32[5, 4, 1, 1] = randn(seed=1)
+  param b1: f32[5] = randn(seed=2)
+  param w3: f32[3, 4, 3, 3] = randn(seed=3)
+  param b3: f32[3] = randn(seed=4)
+  return cat([relu(conv2d(x, w1, b1)), relu(conv2d(x, w3, b3, padding=[1]))], dim=1)
+})";
+  LoopProgram p = loopsOfSource(fire);
+  Schedule s = schedule(p);
+  const std::string out = p.outputs[0];
+  std::vector<const Kernel*> writers;
+  for (const Kernel& k : s.kernels)
+    if (std::find(k.storedBuffers.begin(), k.storedBuffers.end(), out) != k.storedBuffers.end()) writers.push_back(&k);
+  ASSERT_EQ(writers.size(), 2u) << s.str();
+  for (const Kernel* k : writers) {
+    ASSERT_TRUE(k->isExtern && k->epilogue) << s.str();
+    EXPECT_EQ(k->epilogue->output, out);
+    EXPECT_FALSE(k->epilogue->bias.empty());
+    EXPECT_TRUE(k->epilogue->lower);
+    EXPECT_EQ(k->items.size(), 2u);
+    EXPECT_EQ(k->bytesWritten, p.buffer(p.nodes[k->items[0].node].output).bytes()) << "its slice, not the whole";
+  }
+  EXPECT_EQ(writers[0]->epilogue->outputOffset, 0);
+  EXPECT_EQ(writers[1]->epilogue->outputOffset, 5 * 7 * 11);
+  EXPECT_EQ(s.kernels.size(), 2u) << "no kernel copies the parts together\n" << s.str();
+  EXPECT_TRUE(anyDecision(s, true, "in place of the concatenation's copy")) << s.str();
+
+  ScheduleConfig off;
+  off.concatInPlace = false;
+  Schedule copied = schedule(p, off);
+  EXPECT_EQ(copied.kernels.size(), 3u) << copied.str();
+  EXPECT_EQ(s.memory.totalIntermediateBytes, 0) << "the concatenation is the program's output";
+
+  TraceOptions two;
+  two.dims["B"] = 2;
+  LoopProgram p2 = lower(decompose(test::traceSource(fire, two)));
+  Schedule s2 = schedule(p2);
+  for (const Kernel& k : s2.kernels) EXPECT_FALSE(k.epilogue && k.epilogue->concat >= 0) << s2.str();
+  EXPECT_EQ(s2.kernels.size(), 3u) << s2.str();
+}
+
 TEST(Schedule, ReadsAtAnotherPointDoNotFuse) {
   // e is realized (a matmul reads it) and computed row by row; the column sum reads it column
   // by column: not the point being computed, so it cannot stay in a register.

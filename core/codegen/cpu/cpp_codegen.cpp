@@ -220,6 +220,13 @@ private:
     return "(" + std::string(type) + "*)bufs[" + std::to_string(bufferIndex_.at(b)) + "]";
   }
 
+  // Where a convolution stores: its output, its epilogue's, or its slice of a concatenation.
+  std::string convOutputArg(const Kernel& k, const ExternCall& c) {
+    if (!k.epilogue) return bufArg(c.output);
+    std::string out = bufArg(k.epilogue->output);
+    return k.epilogue->outputOffset ? "(" + out + " + " + std::to_string(k.epilogue->outputOffset) + ")" : out;
+  }
+
   // FbConv's epilogue fields: bias, residual, lower, upper, lo, hi (none: all zero by default).
   std::string epilogueFields(const Kernel& k) {
     if (!k.epilogue) return "";
@@ -265,7 +272,7 @@ private:
         int64_t P = f[7] * f[8];
         int64_t direct = mode == 0 ? directConvScratchFloats(f) : mode == 1 ? directInputGradScratchFloats(f) : 0;
         mod_.scratchBytes[k.id] = std::max(f[1] * f[5] * f[6] * f[0] * P + f[4] * f[0] * P, direct) * 4;
-        os << "  FbConv c{" << in0 << ", " << in1 << ", " << bufArg(k.epilogue ? k.epilogue->output : c.output) << fields() << epilogueFields(k)
+        os << "  FbConv c{" << in0 << ", " << in1 << ", " << convOutputArg(k, c) << fields() << epilogueFields(k)
            << "};\n";
         if (s_.trainingGraph) os << "  c.exact = 1;\n";
         // With BLAS, ungrouped convolutions run as one im2col + sgemm over the batch.

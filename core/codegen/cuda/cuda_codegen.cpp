@@ -564,6 +564,7 @@ private:
       l.lower = e.lower, l.upper = e.upper;
       l.lo = static_cast<float>(e.lo), l.hi = static_cast<float>(e.hi);
       l.silu = e.silu;
+      l.cOffset = e.outputOffset;
     }
     l.a = slot_.at(c.inputs[0]);
     if (c.inputs.size() > 1) l.b = slot_.at(c.inputs[1]);

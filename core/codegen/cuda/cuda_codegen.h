@@ -31,6 +31,7 @@ struct CudaLaunch {
   std::vector<CudaStep> steps;  // when non-empty, Generated kernels run these in order instead
   // Matmul: buffer table slots and sizes (row-major C[b] = op(A[b]) @ op(B[b])).
   int a = -1, b = -1, c = -1, extra = -1;
+  int64_t cOffset = 0;  // Conv: elements into slot c where the output starts (a slice of a concatenation)
   int64_t batch = 1, n = 0, k = 0, m = 0;
   bool transA = false, transB = false;
   // Conv / Pool / IndexAdd: the integer fields of the prelude's parameter struct, in order.
