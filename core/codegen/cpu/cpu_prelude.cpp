@@ -1046,39 +1046,53 @@ static void fb_direct_tile(const float* __restrict x, fb_i64 chan, const fb_i64*
   for (int i = 0; i < MR; ++i)
     for (int j = 0; j < NV; ++j) *(fb_cvu*)(out + (i * NV + j) * kFbConvLanes) = acc[i][j];
 }
-// rows: (n, group, block of MR output channels, tile of positions), or (n, group, tile, block)
-// when tileMajor. The last block of a group starts MR back from its end (overlapping the one
-// before, whose rows it does not store again). Outputs go through the epilogue run by run.
-template <int MR, int NV>
-static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
-  const FbConv& c = *d.c;
-  const fb_i64 NR = NV * kFbConvLanes, P = c.OH * c.OW;
-  const bool epilogue = fb_has_epilogue(c);
-  float tile[MR * NV * kFbConvLanes] __attribute__((aligned(64)));
-  // A 1x1 kernel's tile reads one NR-float piece of every input channel, 784 bytes or more apart
-  // and across cache lines; where several blocks of channels run on it one after the other
-  // (tileMajor), it is copied once into `packed`, contiguous and aligned (a 576 -> 96 1x1 at
-  // 14x14: 119 -> 153 GFLOP/s on one core).
+// The vectors of tile t of a direct convolution (nv of every tile but the last): the last tile of
+// a grid of two or more covers only the positions left, ceil(left / kFbConvLanes) vectors ending
+// at the grid's end, where a full one would start nv vectors back and compute again positions the
+// tile before has (13x13: 169 positions in four tiles of 48 are 192 lanes, in three and one of 32
+// 176; the 512 -> 1000 1x1 classifier of squeezenet1_1 computes 8% fewer).
+static int fb_tile_nv(const FbDirectConv& d, fb_i64 t) {
+  fb_i64 NR = d.nv * kFbConvLanes, left = d.grid - t * NR;
+  return t + 1 < d.tiles || d.tiles < 2 ? d.nv : (int)((left + kFbConvLanes - 1) / kFbConvLanes);
+}
+// A call's buffers for its rows: one tile of outputs, and a 1x1 kernel's tile input packed. A 1x1
+// kernel's tile reads one piece of every input channel, 784 bytes or more apart and across cache
+// lines; where several blocks of channels run on it one after the other (tileMajor), it is copied
+// once into `packed`, contiguous and aligned (a 576 -> 96 1x1 at 14x14: 119 -> 153 GFLOP/s on one
+// core).
+struct FbDirectBuffers {
+  float tile[kFbConvRows * 3 * kFbConvLanes] __attribute__((aligned(64)));
   float packed[kFbPackFloats] __attribute__((aligned(64)));
-  const bool pack = d.tileMajor && d.nt == 1 && d.oblocks >= 4 && d.cpg * NR <= kFbPackFloats;
   const float* packedFrom = 0;
-  for (fb_i64 r = begin; r < end; ++r) {
+};
+// Row r: (n, group, block of MR output channels, tile of positions), or (n, group, tile, block)
+// when tileMajor. The last block of a group starts MR back from its end (overlapping the one
+// before, whose rows it does not store again). Outputs go through the epilogue run by run. NV:
+// the tile's vectors (fb_tile_nv: the last tile may be narrower than the others).
+template <int MR, int NV>
+static void fb_direct_row(const FbDirectConv& d, fb_i64 r, FbDirectBuffers& buf) {
+  const FbConv& c = *d.c;
+  const fb_i64 NR = NV * kFbConvLanes, P = c.OH * c.OW, tileNR = d.nv * kFbConvLanes;
+  const bool epilogue = fb_has_epilogue(c);
+  float* tile = buf.tile;
+  const bool pack = d.tileMajor && d.nt == 1 && d.oblocks >= 4 && d.cpg * NR <= kFbPackFloats;
+  {
     fb_i64 t = d.tileMajor ? r / d.oblocks % d.tiles : r % d.tiles, ob = d.tileMajor ? r % d.oblocks : r / d.tiles % d.oblocks,
            ng = r / (d.tiles * d.oblocks);
-    fb_i64 n = ng / c.groups, g = ng % c.groups, o0 = fb_block_start(ob, MR, d.opg), q0 = t * NR;
-    fb_i64 at = fb_tile_start(t, NR, d.grid);  // no read past the grid: the in-place input has no slack
+    fb_i64 n = ng / c.groups, g = ng % c.groups, o0 = fb_block_start(ob, MR, d.opg), q0 = t * tileNR;
+    fb_i64 at = NV == d.nv ? fb_tile_start(t, NR, d.grid) : d.grid - NR;  // no read past the grid: the in-place input has no slack
     const float* x = d.xp + n * d.image + g * d.cpg * d.chan + at;
     fb_i64 chan = d.chan;
-    if (d.packed) {
-      x = d.xp + (ng * d.tiles + t) * d.cpg * NR;
-      chan = NR;
+    if (d.packed) {  // the tile's pieces, tileNR floats a channel from the grid's end back
+      x = d.xp + (ng * d.tiles + t) * d.cpg * tileNR + (tileNR - NR) * (NV != d.nv);
+      chan = tileNR;
     }
     if (pack) {
-      if (packedFrom != x)
+      if (buf.packedFrom != x)
         for (fb_i64 ci = 0; ci < d.cpg; ++ci)
-          for (int j = 0; j < NV; ++j) *(fb_cv*)(packed + ci * NR + j * kFbConvLanes) = *(const fb_cvu*)(x + ci * d.chan + j * kFbConvLanes);
-      packedFrom = x;
-      x = packed;
+          for (int j = 0; j < NV; ++j) *(fb_cv*)(buf.packed + ci * NR + j * kFbConvLanes) = *(const fb_cvu*)(x + ci * chan + j * kFbConvLanes);
+      buf.packedFrom = x;
+      x = buf.packed;
       chan = NR;
     }
     const float* w = c.w + (g * d.opg + o0) * d.K;
@@ -1098,10 +1112,10 @@ static void fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end) {
     const float* xnext = 0;
     if (d.nt == 1 && !pack && !d.packed && t + 1 < d.tiles && (!d.tileMajor || ob == 0)) xnext = x + NR;
     fb_direct_tile<MR, NV>(x, chan, d.taps, d.nt, d.cpg, w, d.K, tile, wnext, xnext);
-    for (fb_i64 q = q0; q < q0 + NR && q < d.grid;) {  // the tile's runs of real columns, row by row
+    for (fb_i64 q = q0; q < q0 + tileNR && q < d.grid;) {  // the tile's runs of real columns, row by row
       fb_i64 oh = q / d.Wq, ow = q % d.Wq, rowEnd = d.Wq == c.OW ? d.grid : oh * d.Wq + c.OW;  // no extra columns: one run
       if (ow >= c.OW) { q = (oh + 1) * d.Wq; continue; }
-      fb_i64 len = (rowEnd < q0 + NR ? rowEnd : q0 + NR) - q;
+      fb_i64 len = (rowEnd < q0 + tileNR ? rowEnd : q0 + tileNR) - q;
       for (fb_i64 i = first; i < MR; ++i) {
         if (epilogue) fb_conv_epilogue(c, g * d.opg + o0 + i, yat + i * P + oh * c.OW + ow, tile + i * NR + (q - at), len);
         else __builtin_memcpy(c.y + yat + i * P + oh * c.OW + ow, tile + i * NR + (q - at), (fb_u64)len * sizeof(float));
@@ -1142,7 +1156,11 @@ static void fb_tile_shape(int mr, int nv, Run run) {
 }
 static void fb_direct_rows(fb_i64 begin, fb_i64 end, void* data) {
   const FbDirectConv& d = *(const FbDirectConv*)data;
-  fb_tile_shape(d.mr, d.nv, [&](auto mr, auto nv) { fb_direct_tiles<decltype(mr)::value, decltype(nv)::value>(d, begin, end); });
+  FbDirectBuffers buf;
+  for (fb_i64 r = begin; r < end; ++r) {
+    fb_i64 t = d.tileMajor ? r / d.oblocks % d.tiles : r % d.tiles;
+    fb_tile_shape(d.mr, fb_tile_nv(d, t), [&](auto mr, auto nv) { fb_direct_row<decltype(mr)::value, decltype(nv)::value>(d, r, buf); });
+  }
 }
 // u = G g G^T of one 3x3 kernel g (row-major), T a float or a vector of kernels lane by lane.
 template <class T>
@@ -1320,13 +1338,16 @@ static void fb_wino_rows(fb_i64 begin, fb_i64 end, void* data) {
   fb_tile_shape(wg.mr, wg.nv, [&](auto mr, auto nv) { fb_wino_tiles<decltype(mr)::value, decltype(nv)::value>(wg, begin, end); });
 }
 // Positions per tile of a grid: the fewest wasted lanes, one vector counted 1.4x (its loads feed
-// half as many multiply-adds); at most `most` vectors.
-static int fb_tile_vectors(fb_i64 grid, int most) {
+// half as many multiply-adds); at most `most` vectors. narrowLast: the last of two or more tiles
+// covers only what is left (fb_tile_nv).
+static int fb_tile_vectors(fb_i64 grid, int most, bool narrowLast = false) {
+  auto lanes = [](fb_i64 v) { return (double)(v * kFbConvLanes) * (v == 1 ? 1.4 : v == 2 ? 1.03 : 1.0); };
   double best = 0;
   int nv = 1;
   for (int v = 1; v <= most; ++v) {
-    fb_i64 nr = v * kFbConvLanes, padded = (grid + nr - 1) / nr * nr;
-    double cost = (double)padded * (v == 1 ? 1.4 : v == 2 ? 1.03 : 1.0);
+    fb_i64 nr = v * kFbConvLanes, tiles = (grid + nr - 1) / nr, left = grid - (tiles - 1) * nr;
+    double cost = narrowLast && tiles >= 2 ? (double)(tiles - 1) * lanes(v) + lanes((left + kFbConvLanes - 1) / kFbConvLanes)
+                                           : (double)tiles * lanes(v);
     if (v == 1 || cost <= best) { best = cost; nv = v; }
   }
   return nv;
@@ -1416,7 +1437,7 @@ static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c
   // would be a plain copy, in a launch of its own): 35 of mobilenet_v2's convolutions, and every
   // matmul that runs here. Its tiles must then fit the grid.
   bool inPlace = c.KH == 1 && c.KW == 1 && c.sh == 1 && c.sw == 1 && c.ph == 0 && c.pw == 0 && d.grid >= kFbConvLanes;
-  d.nv = fb_tile_vectors(d.grid, inPlace && d.grid < 3 * kFbConvLanes ? (int)(d.grid / kFbConvLanes) : 3);
+  d.nv = fb_tile_vectors(d.grid, inPlace && d.grid < 3 * kFbConvLanes ? (int)(d.grid / kFbConvLanes) : 3, true);
   d.mr = fb_tile_rows(d.opg);
   d.tiles = (d.grid + d.nv * kFbConvLanes - 1) / (d.nv * kFbConvLanes);
   d.oblocks = (d.opg + d.mr - 1) / d.mr;
@@ -1796,11 +1817,62 @@ static void fb_pool16_rows(const FbPool& p, fb_i64 begin, fb_i64 end) {
   }
 }
 #endif
+#if defined(__AVX512F__)
+// Max pooling 3 columns wide at column stride 2 (resnet's, squeezenet's and GoogLeNet's 3x3/2
+// pools) straight from the planes, without the bands' transposes or a phase-split copy: for 16
+// outputs of a row, the window's input rows are combined lane by lane (contiguous vectors), then
+// the even, odd and next even columns are picked by permutes. Columns outside the plane read
+// -inf (masked loads), rows outside it are skipped: the padding changes no max. The taps combine
+// rows first, columns second: the same maxima as fb_pool_forward_plane's order, a NaN anywhere in
+// a window its result as there.
+static bool fb_pool_w3s2_fits(const FbPool& p) { return p.mode == 0 && p.kw == 3 && p.sw == 2 && p.pw <= 2; }
+// Columns c .. c + 15 of a row, -inf outside [0, W) (never read there).
+static inline fb_cv fb_pool_cols(const float* row, fb_i64 c, fb_i64 W) {
+  fb_i64 lo = c < 0 ? -c : 0, hi = W - c < 16 ? W - c : 16;
+  if (lo == 0 && hi == 16) return *(const fb_cvu*)(row + c);
+  if (hi <= lo) return (fb_cv)(-__builtin_inff());
+  unsigned m = ((1u << hi) - 1) & ~((1u << lo) - 1);
+  return (fb_cv)__builtin_ia32_loadups512_mask(row + c, (fb_v16sf)(fb_cv)(-__builtin_inff()), (unsigned short)m);
+}
+static inline fb_cv fb_max_lanes(fb_cv v, fb_cv acc) { return (v != v) | (v > acc) ? v : acc; }  // fb_max lane by lane
+static void fb_pool_w3s2_rows(const FbPool& p, fb_i64 begin, fb_i64 end) {
+  for (fb_i64 pl = begin; pl < end; ++pl) {
+    const float* x = p.x + pl * p.H * p.W;
+    float* y = p.y + pl * p.OH * p.OW;
+    for (fb_i64 oh = 0; oh < p.OH; ++oh) {
+      fb_i64 h0 = oh * p.sh - p.ph, h1 = h0 + p.kh;
+      if (h0 < 0) h0 = 0;
+      if (h1 > p.H) h1 = p.H;
+      for (fb_i64 ow0 = 0; ow0 < p.OW; ow0 += 16) {
+        fb_i64 c0 = 2 * ow0 - p.pw;  // the first input column of output ow0's window
+        fb_cv a = -__builtin_inff(), b = a, c = a;
+        for (fb_i64 ih = h0; ih < h1; ++ih) {
+          const float* r = x + ih * p.W;
+          a = fb_max_lanes(fb_pool_cols(r, c0, p.W), a);
+          b = fb_max_lanes(fb_pool_cols(r, c0 + 16, p.W), b);
+          if (c0 + 32 >= 0 && c0 + 32 < p.W) c[0] = fb_max_lanes((fb_cv)r[c0 + 32], c)[0];
+        }
+        fb_cv even = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        fb_cv odd = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+        fb_cv next = __builtin_shufflevector(a, b, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 0);
+        next[15] = c[0];
+        fb_cv m = fb_max_lanes(next, fb_max_lanes(odd, even));
+        fb_i64 n = p.OW - ow0 < 16 ? p.OW - ow0 : 16;
+        fb_store_lanes(y + oh * p.OW + ow0, m, n);
+      }
+    }
+  }
+}
+#endif
 extern "C" void fb_pool_rows(fb_i64 begin, fb_i64 end, void* data) {
   const FbPool& p = *(const FbPool*)data;
   int mode = p.mode % 10;
   bool grad = p.mode >= 10;
 #if defined(__AVX512F__)
+  if (!grad && fb_pool_w3s2_fits(p)) {
+    fb_pool_w3s2_rows(p, begin, end);
+    return;
+  }
   if (!grad && fb_pool16_fits(p)) {
     fb_pool16_rows(p, begin, end);
     return;
