@@ -1065,20 +1065,22 @@ struct FbDirectBuffers {
   float packed[kFbPackFloats] __attribute__((aligned(64)));
   const float* packedFrom = 0;
 };
+// Rows from `begin` while their tiles are NV vectors wide (fb_tile_nv: the last tile may be
+// narrower than the others); returns the first row not run (`end`, or one of another width).
 // Row r: (n, group, block of MR output channels, tile of positions), or (n, group, tile, block)
 // when tileMajor. The last block of a group starts MR back from its end (overlapping the one
-// before, whose rows it does not store again). Outputs go through the epilogue run by run. NV:
-// the tile's vectors (fb_tile_nv: the last tile may be narrower than the others).
+// before, whose rows it does not store again). Outputs go through the epilogue run by run.
 template <int MR, int NV>
-static void fb_direct_row(const FbDirectConv& d, fb_i64 r, FbDirectBuffers& buf) {
+static fb_i64 fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end, FbDirectBuffers& buf) {
   const FbConv& c = *d.c;
   const fb_i64 NR = NV * kFbConvLanes, P = c.OH * c.OW, tileNR = d.nv * kFbConvLanes;
   const bool epilogue = fb_has_epilogue(c);
   float* tile = buf.tile;
   const bool pack = d.tileMajor && d.nt == 1 && d.oblocks >= 4 && d.cpg * NR <= kFbPackFloats;
-  {
+  for (fb_i64 r = begin; r < end; ++r) {
     fb_i64 t = d.tileMajor ? r / d.oblocks % d.tiles : r % d.tiles, ob = d.tileMajor ? r % d.oblocks : r / d.tiles % d.oblocks,
            ng = r / (d.tiles * d.oblocks);
+    if (fb_tile_nv(d, t) != NV) return r;
     fb_i64 n = ng / c.groups, g = ng % c.groups, o0 = fb_block_start(ob, MR, d.opg), q0 = t * tileNR;
     fb_i64 at = NV == d.nv ? fb_tile_start(t, NR, d.grid) : d.grid - NR;  // no read past the grid: the in-place input has no slack
     const float* x = d.xp + n * d.image + g * d.cpg * d.chan + at;
@@ -1123,6 +1125,7 @@ static void fb_direct_row(const FbDirectConv& d, fb_i64 r, FbDirectBuffers& buf)
       q += len;
     }
   }
+  return end;
 }
 // rows: (n, group, tile) of a 1x1 read in place: the tile's NR floats of each input channel, one
 // after the other (the last tile starts NR back from the grid's end, as fb_direct_tiles reads it).
@@ -1157,9 +1160,9 @@ static void fb_tile_shape(int mr, int nv, Run run) {
 static void fb_direct_rows(fb_i64 begin, fb_i64 end, void* data) {
   const FbDirectConv& d = *(const FbDirectConv*)data;
   FbDirectBuffers buf;
-  for (fb_i64 r = begin; r < end; ++r) {
+  for (fb_i64 r = begin; r < end;) {  // runs of rows of one tile width
     fb_i64 t = d.tileMajor ? r / d.oblocks % d.tiles : r % d.tiles;
-    fb_tile_shape(d.mr, fb_tile_nv(d, t), [&](auto mr, auto nv) { fb_direct_row<decltype(mr)::value, decltype(nv)::value>(d, r, buf); });
+    fb_tile_shape(d.mr, fb_tile_nv(d, t), [&](auto mr, auto nv) { r = fb_direct_tiles<decltype(mr)::value, decltype(nv)::value>(d, r, end, buf); });
   }
 }
 // u = G g G^T of one 3x3 kernel g (row-major), T a float or a vector of kernels lane by lane.
@@ -1437,9 +1440,7 @@ static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c
   // would be a plain copy, in a launch of its own): 35 of mobilenet_v2's convolutions, and every
   // matmul that runs here. Its tiles must then fit the grid.
   bool inPlace = c.KH == 1 && c.KW == 1 && c.sh == 1 && c.sw == 1 && c.ph == 0 && c.pw == 0 && d.grid >= kFbConvLanes;
-  d.nv = fb_tile_vectors(d.grid, inPlace && d.grid < 3 * kFbConvLanes ? (int)(d.grid / kFbConvLanes) : 3, true);
   d.mr = fb_tile_rows(d.opg);
-  d.tiles = (d.grid + d.nv * kFbConvLanes - 1) / (d.nv * kFbConvLanes);
   d.oblocks = (d.opg + d.mr - 1) / d.mr;
   // Whichever of the weights and the padded image is larger is read once, the smaller one stays
   // in cache: tile after tile under one block of weights re-reads the whole image per block
@@ -1450,6 +1451,14 @@ static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c
   // 0.70 ms; 128 -> 256 at stride 2, 2.6x, 0.54 -> 0.44 ms; 256 -> 512 at stride 2, 18x, 0.49
   // in block order, 0.54 in tile order).
   d.tileMajor = c.O * d.K < d.image * (rt->threads(rt->ctx, kernel) > 1 ? 4 : 1);
+  // Tiles of 2 vectors rather than 3 where only those fit fb_direct_tiles' in-tile pack: a 576 ->
+  // 96 1x1 at 14x14 ran 0.11 ms in packed tiles of 32 and 0.14 in unpacked ones of 48.
+  int most = inPlace && d.grid < 3 * kFbConvLanes ? (int)(d.grid / kFbConvLanes) : 3;
+  if (most == 3 && d.tileMajor && d.nt == 1 && d.oblocks >= 4 && d.cpg * 3 * kFbConvLanes > kFbPackFloats &&
+      d.cpg * 2 * kFbConvLanes <= kFbPackFloats)
+    most = 2;
+  d.nv = fb_tile_vectors(d.grid, most, true);
+  d.tiles = (d.grid + d.nv * kFbConvLanes - 1) / (d.nv * kFbConvLanes);
   // A 1x1 read in place whose tiles several blocks of channels read, and that fb_direct_tiles
   // does not pack itself (block order, or more channels than its stack holds): every tile's
   // pieces copied together first, so each is one contiguous, aligned stream where it was one
