@@ -36,7 +36,7 @@ private:
                  int64_t chunk, int64_t chunks);
 
   // A thread's range of the current job, in one word so that one compare-exchange claims a piece:
-  // the job's generation (kGenerationBits), the first and the end of its unclaimed units.
+  // the job's generation (its low 20 bits), the first and the end of its unclaimed units.
   struct alignas(64) Range {
     std::atomic<uint64_t> word{0};
   };

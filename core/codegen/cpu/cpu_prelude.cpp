@@ -356,6 +356,8 @@ static const int kFbConvLanes = 8, kFbConvRows = 4;  // 4 x 3 of 16
 #if defined(__AVX512F__)
 typedef float fb_v16sf __attribute__((__vector_size__(64)));  // the AVX-512 builtins' type
 #endif
+// fb_max(v, acc) lane by lane: v where v is NaN or greater.
+static inline fb_cv fb_max_lanes(fb_cv v, fb_cv acc) { return (v != v) | (v > acc) ? v : acc; }
 // The first n lanes of p (n <= kFbConvLanes), the rest 0; no read past them.
 static inline fb_cv fb_load_lanes(const float* p, fb_i64 n) {
   if (n == kFbConvLanes) return *(const fb_cvu*)p;
@@ -1060,6 +1062,11 @@ static int fb_tile_nv(const FbDirectConv& d, fb_i64 t) {
 // lines; where several blocks of channels run on it one after the other (tileMajor), it is copied
 // once into `packed`, contiguous and aligned (a 576 -> 96 1x1 at 14x14: 119 -> 153 GFLOP/s on one
 // core).
+// Whether fb_direct_tiles copies each tile's input together itself (tiles of nr positions): a 1x1
+// kernel in tile order that 4 or more blocks of channels read, its pieces within the buffer.
+static bool fb_tile_packs(const FbDirectConv& d, fb_i64 nr) {
+  return d.tileMajor && d.nt == 1 && d.oblocks >= 4 && d.cpg * nr <= kFbPackFloats;
+}
 struct FbDirectBuffers {
   float tile[kFbConvRows * 3 * kFbConvLanes] __attribute__((aligned(64)));
   float packed[kFbPackFloats] __attribute__((aligned(64)));
@@ -1076,7 +1083,7 @@ static fb_i64 fb_direct_tiles(const FbDirectConv& d, fb_i64 begin, fb_i64 end, F
   const fb_i64 NR = NV * kFbConvLanes, P = c.OH * c.OW, tileNR = d.nv * kFbConvLanes;
   const bool epilogue = fb_has_epilogue(c);
   float* tile = buf.tile;
-  const bool pack = d.tileMajor && d.nt == 1 && d.oblocks >= 4 && d.cpg * NR <= kFbPackFloats;
+  const bool pack = fb_tile_packs(d, NR);
   for (fb_i64 r = begin; r < end; ++r) {
     fb_i64 t = d.tileMajor ? r / d.oblocks % d.tiles : r % d.tiles, ob = d.tileMajor ? r % d.oblocks : r / d.tiles % d.oblocks,
            ng = r / (d.tiles * d.oblocks);
@@ -1454,9 +1461,7 @@ static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c
   // Tiles of 2 vectors rather than 3 where only those fit fb_direct_tiles' in-tile pack: a 576 ->
   // 96 1x1 at 14x14 ran 0.11 ms in packed tiles of 32 and 0.14 in unpacked ones of 48.
   int most = inPlace && d.grid < 3 * kFbConvLanes ? (int)(d.grid / kFbConvLanes) : 3;
-  if (most == 3 && d.tileMajor && d.nt == 1 && d.oblocks >= 4 && d.cpg * 3 * kFbConvLanes > kFbPackFloats &&
-      d.cpg * 2 * kFbConvLanes <= kFbPackFloats)
-    most = 2;
+  if (most == 3 && !fb_tile_packs(d, 3 * kFbConvLanes) && fb_tile_packs(d, 2 * kFbConvLanes)) most = 2;
   d.nv = fb_tile_vectors(d.grid, most, true);
   d.tiles = (d.grid + d.nv * kFbConvLanes - 1) / (d.nv * kFbConvLanes);
   // A 1x1 read in place whose tiles several blocks of channels read, and that fb_direct_tiles
@@ -1469,7 +1474,7 @@ static void fb_conv_direct(const FuseboxRuntime* rt, int kernel, const FbConv& c
   // image of a matmul by 7 blocks: 0.20 -> 0.26 ms).
   fb_i64 NR = d.nv * kFbConvLanes, floats = c.N * d.image;
   d.packed = inPlace && scratch && d.oblocks >= 8 && floats >= kFbPackImage && floats <= 4 * kFbPackImage &&
-             !(d.tileMajor && d.oblocks >= 4 && d.cpg * NR <= kFbPackFloats);
+             !fb_tile_packs(d, NR);
   if (d.packed) {
     d.xp = scratch;
     rt->launch(rt->ctx, kernel, fb_direct_pack_rows, c.N * c.groups * d.tiles, &d);
@@ -1755,7 +1760,7 @@ static void fb_pool_phase_rows(const FbPool& p, fb_i64 pl, fb_i64 oh, const floa
       for (fb_i64 kw = 0; kw < p.kw; ++kw)
         for (int r = 0; r < R; ++r) {
           fb_cv v = *(const fb_cvu*)(padded + ((oh + r) * p.sh + kh) * pwidth + at[kw] + ow);
-          if (MX) acc[r] = (v != v) | (v > acc[r]) ? v : acc[r];  // fb_max(v, acc) lane by lane
+          if (MX) acc[r] = fb_max_lanes(v, acc[r]);
           else acc[r] += v;
         }
     for (int r = 0; r < R; ++r) {
@@ -1805,7 +1810,7 @@ static void fb_pool16_row(const FbPool& p, const float* __restrict band, fb_i64 
       for (fb_i64 kw = 0; kw < p.kw; ++kw)
         for (int b = 0; b < B; ++b) {
           fb_cv v = *(const fb_cv*)(r + (b * p.sw + kw) * 16);
-          if (MX) acc[b] = (v != v) | (v > acc[b]) ? v : acc[b];  // fb_max(v, acc) lane by lane
+          if (MX) acc[b] = fb_max_lanes(v, acc[b]);
           else acc[b] += v;
         }
     }
@@ -1843,7 +1848,6 @@ static inline fb_cv fb_pool_cols(const float* row, fb_i64 c, fb_i64 W) {
   unsigned m = ((1u << hi) - 1) & ~((1u << lo) - 1);
   return (fb_cv)__builtin_ia32_loadups512_mask(row + c, (fb_v16sf)(fb_cv)(-__builtin_inff()), (unsigned short)m);
 }
-static inline fb_cv fb_max_lanes(fb_cv v, fb_cv acc) { return (v != v) | (v > acc) ? v : acc; }  // fb_max lane by lane
 static void fb_pool_w3s2_rows(const FbPool& p, fb_i64 begin, fb_i64 end) {
   for (fb_i64 pl = begin; pl < end; ++pl) {
     const float* x = p.x + pl * p.H * p.W;
@@ -1854,17 +1858,18 @@ static void fb_pool_w3s2_rows(const FbPool& p, fb_i64 begin, fb_i64 end) {
       if (h1 > p.H) h1 = p.H;
       for (fb_i64 ow0 = 0; ow0 < p.OW; ow0 += 16) {
         fb_i64 c0 = 2 * ow0 - p.pw;  // the first input column of output ow0's window
-        fb_cv a = -__builtin_inff(), b = a, c = a;
+        fb_cv a = -__builtin_inff(), b = a;
+        float c = -__builtin_inff();  // column c0 + 32: the last output's next even column
         for (fb_i64 ih = h0; ih < h1; ++ih) {
           const float* r = x + ih * p.W;
           a = fb_max_lanes(fb_pool_cols(r, c0, p.W), a);
           b = fb_max_lanes(fb_pool_cols(r, c0 + 16, p.W), b);
-          if (c0 + 32 >= 0 && c0 + 32 < p.W) c[0] = fb_max_lanes((fb_cv)r[c0 + 32], c)[0];
+          if (c0 + 32 >= 0 && c0 + 32 < p.W) c = fb_max(r[c0 + 32], c);
         }
         fb_cv even = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
         fb_cv odd = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
         fb_cv next = __builtin_shufflevector(a, b, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 0);
-        next[15] = c[0];
+        next[15] = c;
         fb_cv m = fb_max_lanes(next, fb_max_lanes(odd, even));
         fb_i64 n = p.OW - ow0 < 16 ? p.OW - ow0 : 16;
         fb_store_lanes(y + oh * p.OW + ow0, m, n);
