@@ -30,6 +30,15 @@ struct RuntimeAbi {
 
 void toStorage(const Tensor& t, void* dst) { encodeElements(t.data, t.dtype, dst); }
 
+// Every buffer and scratch block starts on a cache line: malloc gives large blocks at 16 bytes
+// past a page, so each 64-byte vector a kernel loads or stores straddled two lines. Its slack:
+// the alignment, then 64 bytes a kernel's last vector may reach past the end.
+constexpr size_t kCacheLine = 64, kBlockSlack = kCacheLine + 64;
+void* cacheLineAligned(std::vector<unsigned char>& block) {
+  auto at = reinterpret_cast<uintptr_t>(block.data());
+  return block.data() + ((kCacheLine - at % kCacheLine) % kCacheLine);
+}
+
 Tensor fromStorage(const Buffer& b, const void* src) {
   Tensor t(b.dtype, b.layout.sizes);
   decodeElements(src, b.dtype, t.data);
@@ -107,10 +116,21 @@ CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedul
   // Storage, honoring the memory plan: a reusing buffer takes its predecessor's block.
   std::map<std::string, std::string> reuses(schedule.memory.reuse.begin(), schedule.memory.reuse.end());
   std::map<std::string, void*> ptr;
+  // A block's bytes: the most any buffer that takes it needs (a channel-blocked buffer's padding).
+  auto ownerOf = [&](std::string name) {
+    while (reuses.count(name)) name = reuses.at(name);
+    return name;
+  };
+  std::map<std::string, int64_t> blockBytes;
+  for (const std::string& name : module.bufferOrder) {
+    auto padded = module.paddedBytes.find(name);
+    int64_t bytes = padded != module.paddedBytes.end() ? padded->second : program.buffer(name).bytes();
+    int64_t& at = blockBytes[ownerOf(name)];
+    at = std::max(at, bytes);
+  }
   for (const std::string& name : module.bufferOrder) {
     const Buffer& b = program.buffer(name);
-    std::string owner = name;
-    while (reuses.count(owner)) owner = reuses.at(owner);
+    std::string owner = ownerOf(name);
     if (owner != name && ptr.count(owner)) {
       ptr[name] = ptr[owner];
       continue;
@@ -119,9 +139,10 @@ CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedul
     std::optional<int64_t> n = numelWithin(b.layout.sizes);
     checkMemory(n ? bytesOf(*n, dtypeBytes(b.dtype)) : std::nullopt, "buffer '" + name + "'",
                 std::string(dtypeName(b.dtype)) + shapeStr(shapeOf(b.layout.sizes)), {}, arenaBytes_);
-    m.storage.emplace_back(static_cast<size_t>(std::max<int64_t>(b.bytes(), 1)) + 64);
-    arenaBytes_ += b.bytes();
-    ptr[name] = m.storage.back().data();
+    int64_t bytes = std::max(b.bytes(), blockBytes[owner]);
+    m.storage.emplace_back(static_cast<size_t>(std::max<int64_t>(bytes, 1)) + kBlockSlack);
+    arenaBytes_ += bytes;
+    ptr[name] = cacheLineAligned(m.storage.back());
   }
   for (size_t i = 0; i < module.bufferOrder.size(); ++i) {
     m.table.push_back(ptr[module.bufferOrder[i]]);
@@ -130,8 +151,8 @@ CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedul
   for (int64_t bytes : module.scratchBytes) {
     if (bytes > 0) {
       checkMemory(bytes, "kernel scratch space", "partial results", {}, arenaBytes_);
-      m.storage.emplace_back(static_cast<size_t>(bytes) + 64);
-      m.table.push_back(m.storage.back().data());
+      m.storage.emplace_back(static_cast<size_t>(bytes) + kBlockSlack);
+      m.table.push_back(cacheLineAligned(m.storage.back()));
     } else {
       m.table.push_back(nullptr);
     }

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/codegen/cpu/channel_blocking.h"
 #include "core/codegen/cpu/cpu_prelude.h"
 #include "core/codegen/expr_emitter.h"
 #include "core/codegen/extern_call.h"
@@ -49,10 +50,15 @@ int64_t directInputGradScratchFloats(const std::vector<int64_t>& f) {
 class ModuleWriter {
 public:
   ModuleWriter(const LoopProgram& p, const Schedule& s, const std::function<std::string(NodeId)>& describe)
-      : p_(p), s_(s), describe_(describe), ids_(p) {
+      : p_(p), s_(s), describe_(describe), ids_(p), blocked_(planChannelBlocking(p, s)) {
     for (const Buffer& b : p.buffers) {
       bufferIndex_[b.name] = static_cast<int>(mod_.bufferOrder.size());
       mod_.bufferOrder.push_back(b.name);
+    }
+    for (const std::string& name : blocked_) {
+      const Buffer& b = p.buffer(name);
+      int64_t padded = blockedChannelBytes(b);
+      if (padded > b.bytes()) mod_.paddedBytes[name] = padded;
     }
   }
 
@@ -275,6 +281,19 @@ private:
         os << "  FbConv c{" << in0 << ", " << in1 << ", " << convOutputArg(k, c) << fields() << epilogueFields(k)
            << "};\n";
         if (s_.trainingGraph) os << "  c.exact = 1;\n";
+        if (mode == 0) {
+          bool xBlocked = blocked_.count(c.inputs[0]) > 0, yBlocked = blocked_.count(k.epilogue ? k.epilogue->output : c.output) > 0;
+          if (xBlocked || yBlocked) {
+            // The packed weights of a 1x1 and the key they were packed for (fb_conv_pointwise_blocked).
+            int64_t blocks = (f[4] + kChannelBlock - 1) / kChannelBlock;
+            mod_.scratchBytes[k.id] = std::max(mod_.scratchBytes[k.id], (blocks * kChannelBlock * f[1] + 16) * 4);
+            os << "  // channel-blocked " << (xBlocked && yBlocked ? "image and output" : xBlocked ? "image" : "output")
+               << " ([N][C/B][H][W][B], B the vector width: channel_blocking.h)\n";
+            os << "  c.xBlocked = " << xBlocked << ";\n  c.yBlocked = " << yBlocked << ";\n";
+            os << "  fb_conv_blocked(rt, " << k.id << ", c, scratch);\n";
+            break;
+          }
+        }
         // With BLAS, ungrouped convolutions run as one im2col + sgemm over the batch.
         os << "#if FB_HAVE_CBLAS\n";
         if (f[9] == 1) os << "  fb_conv_gemm(rt, " << k.id << ", c, " << mode << ", scratch);\n  return;\n";
@@ -326,6 +345,7 @@ private:
   CppModule mod_;
   std::map<std::string, int> bufferIndex_;
   BufferNames ids_;
+  std::set<std::string> blocked_;  // channel-blocked buffers (channel_blocking.h)
   int lines_ = 0;
 };
 

@@ -29,6 +29,9 @@ struct CppModule {
   std::vector<GeneratedKernel> kernels;  // one per schedule kernel, in order
   std::vector<std::string> bufferOrder;  // bufs[i] is the buffer named bufferOrder[i]
   std::vector<int64_t> scratchBytes;     // per kernel: scratch the wrapper expects after the buffers
+  // Buffers that need more bytes than their shape says: channel-blocked ones whose channels are
+  // padded to a whole block (channel_blocking.h).
+  std::map<std::string, int64_t> paddedBytes;
   std::map<int, std::string> indexChecks;  // loop node id -> its description, for index faults
 };
 

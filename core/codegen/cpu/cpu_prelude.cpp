@@ -3,6 +3,8 @@
 // compiled together with the generated kernels, for the host CPU.
 #include "core/codegen/cpu/cpu_prelude.h"
 
+#include "core/codegen/cpu/cpu_blocked_conv.h"
+
 #include <string>
 #include <vector>
 
@@ -169,6 +171,9 @@ struct FbConv {
   // The forward's sums in the interpreter's order (a training graph's, see Schedule::trainingGraph):
   // no Winograd.
   int exact;
+  // Channel-blocked image and output (core/codegen/cpu/channel_blocking.h); the residual is
+  // laid out as the output. Only fb_conv_blocked reads these.
+  int xBlocked, yBlocked;
 };
 struct FbPool {
   const float* x; const float* g; float* y;
@@ -182,6 +187,7 @@ extern "C" void fb_conv_weight_grad_rows(fb_i64 begin, fb_i64 end, void* data); 
 #if FB_HAVE_CBLAS
 extern "C" void fb_conv_gemm(const FuseboxRuntime* rt, int kernel, FbConv c, int mode, float* scratch);
 #endif
+extern "C" void fb_conv_blocked(const FuseboxRuntime* rt, int kernel, FbConv c, float* scratch);
 extern "C" void fb_pool_rows(fb_i64 begin, fb_i64 end, void* data);
 extern "C" void fb_index_add(const float* x, const fb_i64* index, const float* src, float* out, fb_i64 outer, fb_i64 rows,
                              fb_i64 n, fb_i64 inner, fb_i64 site);
@@ -1957,13 +1963,13 @@ extern "C" void fb_index_add(const float* x, const fb_i64* index, const float* s
       for (fb_i64 i = 0; i < inner; ++i) out[(o * rows + index[j]) * inner + i] += src[(o * n + j) * inner + i];
 }
 // ---- end of the runtime library -------------------------------------------------
-)LIBRARY";
+)LIBRARY" + std::string(cpuBlockedConvLibrary());
   return text.c_str();
 }
 
 const std::vector<std::string>& cpuRuntimeLibrarySymbols() {
   static const std::vector<std::string> names = {"fb_matmul", "fb_conv_rows", "fb_conv_input_grad_rows", "fb_conv_weight_grad_rows",
-                                                 "fb_conv_gemm", "fb_pool_rows", "fb_index_add"};
+                                                 "fb_conv_gemm", "fb_conv_blocked", "fb_pool_rows", "fb_index_add"};
   return names;
 }
 
