@@ -123,10 +123,13 @@ CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedul
   };
   std::map<std::string, int64_t> blockBytes;
   for (const std::string& name : module.bufferOrder) {
+    const Buffer& b = program.buffer(name);
+    std::optional<int64_t> n = numelWithin(b.layout.sizes);
+    std::optional<int64_t> bytes = n ? bytesOf(*n, dtypeBytes(b.dtype)) : std::nullopt;
+    if (!bytes) continue;  // refused below, by the budget check
     auto padded = module.paddedBytes.find(name);
-    int64_t bytes = padded != module.paddedBytes.end() ? padded->second : program.buffer(name).bytes();
     int64_t& at = blockBytes[ownerOf(name)];
-    at = std::max(at, bytes);
+    at = std::max(at, padded != module.paddedBytes.end() ? padded->second : *bytes);
   }
   for (const std::string& name : module.bufferOrder) {
     const Buffer& b = program.buffer(name);
@@ -137,9 +140,10 @@ CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedul
     }
     // The memory budget (--max-memory), checked before the block is allocated.
     std::optional<int64_t> n = numelWithin(b.layout.sizes);
-    checkMemory(n ? bytesOf(*n, dtypeBytes(b.dtype)) : std::nullopt, "buffer '" + name + "'",
-                std::string(dtypeName(b.dtype)) + shapeStr(shapeOf(b.layout.sizes)), {}, arenaBytes_);
-    int64_t bytes = std::max(b.bytes(), blockBytes[owner]);
+    std::optional<int64_t> need = n ? bytesOf(*n, dtypeBytes(b.dtype)) : std::nullopt;
+    if (need) need = std::max(*need, blockBytes[owner]);  // a channel-blocked buffer's padding
+    checkMemory(need, "buffer '" + name + "'", std::string(dtypeName(b.dtype)) + shapeStr(shapeOf(b.layout.sizes)), {}, arenaBytes_);
+    int64_t bytes = *need;
     m.storage.emplace_back(static_cast<size_t>(std::max<int64_t>(bytes, 1)) + kBlockSlack);
     arenaBytes_ += bytes;
     ptr[name] = cacheLineAligned(m.storage.back());
