@@ -30,7 +30,7 @@ std::optional<Select> selectOf(const LExpr& e) {
 std::optional<ConcatInPlace> matchConcatInPlace(const LoopProgram& p, const LoopNode& n,
                                                 const std::map<std::string, std::vector<int>>& readers, std::string& why) {
   if (n.kind != LoopNode::Kind::Pointwise || !n.body) {
-    why = "not a concatenation";
+    why = kNotAConcatenation;
     return std::nullopt;
   }
   // The chain: parts [bound_k-1, bound_k) of one variable, the last part the final `rest`.
@@ -47,14 +47,14 @@ std::optional<ConcatInPlace> matchConcatInPlace(const LoopProgram& p, const Loop
     e = s->rest;
   }
   if (parts.empty()) {
-    why = "not a concatenation";
+    why = kNotAConcatenation;
     return std::nullopt;
   }
   parts.emplace_back(first, e);
   size_t d = 0;
   while (d < n.vars.size() && n.vars[d].name != var) ++d;
   if (d == n.vars.size() || first >= n.vars[d].size) {
-    why = "not a concatenation";
+    why = kNotAConcatenation;
     return std::nullopt;
   }
   for (size_t i = 0; i < d; ++i)

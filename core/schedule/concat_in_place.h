@@ -29,6 +29,9 @@ struct ConcatInPlace {
   std::vector<ConcatSlice> slices;
 };
 
+// What matchConcatInPlace says of a node that is no concatenation at all.
+inline constexpr const char* kNotAConcatenation = "not a concatenation";
+
 // `n` as a concatenation its convolutions can write in place, or nullopt with the reason in `why`.
 // `readers`: buffer -> reading nodes.
 std::optional<ConcatInPlace> matchConcatInPlace(const LoopProgram& p, const LoopNode& n,

@@ -79,6 +79,8 @@ public:
         if (std::optional<ConcatInPlace> c = matchConcatInPlace(p, n, readers_, why)) {
           for (const ConcatSlice& sl : c->slices) sliceOf_[sl.conv] = sl;
           concats_[n.id] = std::move(*c);
+        } else if (why != kNotAConcatenation) {
+          copiedConcats_[n.id] = why;
         }
       }
     seen_.assign(groups_.size(), 0);
@@ -89,6 +91,7 @@ public:
   Schedule run() {
     if (cfg_.fusion) fuse();
     logConcatsInPlace();
+    logCopiedConcats();
     return build();
   }
 
@@ -389,6 +392,19 @@ private:
     }
   }
 
+  // A concatenation that stays a copy says why beside each of its producers' decisions.
+  void logCopiedConcats() {
+    for (const auto& [node, why] : copiedConcats_)
+      for (int prod : producers_[node]) {
+        std::string note = "not written in place of the concatenation: " + why;
+        auto it = log_.find({prod, node, "vertical"});
+        if (it == log_.end())
+          log_[{prod, node, "vertical"}] = FusionDecision{prod, node, "vertical", false, note, 0};
+        else if (!it->second.fused)
+          it->second.reason += "; " + note;
+      }
+  }
+
   struct Candidate {
     int a, b;
     std::string kind;
@@ -658,6 +674,7 @@ private:
   std::map<std::tuple<int, int, std::string>, Rejection> rejected_;
   std::map<int, ConcatInPlace> concats_;  // concatenation node -> its slices, written in place
   std::map<int, ConcatSlice> sliceOf_;    // conv2d node -> the slice it writes
+  std::map<int, std::string> copiedConcats_;  // concatenation node -> why its convolutions cannot write it
   mutable std::vector<int> seen_;  // reaches(): group -> the search that last visited it
   mutable int stamp_ = 0;
   mutable bool gaveUp_ = false;  // the last reaches() hit kCycleSearchGroups

@@ -6,6 +6,7 @@
 #include "core/frontend/model_loader.h"
 #include "core/loopir/lower.h"
 #include "core/schedule/schedule.h"
+#include "core/schedule/schedule_dot.h"
 #include "scale_models.h"
 #include "test_util.h"
 
@@ -173,6 +174,14 @@ model t(x: f32[B, 4, 7, 11]) dims(B = 1) {
   EXPECT_EQ(writers[1]->epilogue->outputOffset, 5 * 7 * 11);
   EXPECT_EQ(s.kernels.size(), 2u) << "no kernel copies the parts together\n" << s.str();
   EXPECT_TRUE(anyDecision(s, true, "in place of the concatenation's copy")) << s.str();
+  // The fused loop-IR graph draws the concatenation once, outside both kernels' frames.
+  const std::string dot = printScheduleDot(p, s);
+  const int concat = writers[0]->items[1].node;
+  const std::string line = "l" + std::to_string(concat) + " [label=";
+  ASSERT_NE(dot.find(line), std::string::npos) << dot;
+  EXPECT_EQ(dot.find(line, dot.find(line) + 1), std::string::npos) << "drawn once\n" << dot;
+  EXPECT_NE(dot.find("written in place by " + writers[0]->name + " " + writers[1]->name), std::string::npos) << dot;
+  EXPECT_EQ(dot.rfind("\n    " + line), std::string::npos) << "not inside a kernel's frame\n" << dot;
 
   ScheduleConfig off;
   off.concatInPlace = false;
@@ -186,6 +195,7 @@ model t(x: f32[B, 4, 7, 11]) dims(B = 1) {
   Schedule s2 = schedule(p2);
   for (const Kernel& k : s2.kernels) EXPECT_FALSE(k.epilogue && k.epilogue->concat >= 0) << s2.str();
   EXPECT_EQ(s2.kernels.size(), 3u) << s2.str();
+  EXPECT_TRUE(anyDecision(s2, false, "not written in place of the concatenation: its slices are not contiguous")) << s2.str();
 }
 
 TEST(Schedule, ReadsAtAnotherPointDoNotFuse) {
