@@ -121,12 +121,14 @@ CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedul
     while (reuses.count(name)) name = reuses.at(name);
     return name;
   };
+  // A buffer's own bytes; nullopt where its element count overflows (refused by the budget check).
+  std::map<std::string, std::optional<int64_t>> ownBytes;
   std::map<std::string, int64_t> blockBytes;
   for (const std::string& name : module.bufferOrder) {
     const Buffer& b = program.buffer(name);
     std::optional<int64_t> n = numelWithin(b.layout.sizes);
-    std::optional<int64_t> bytes = n ? bytesOf(*n, dtypeBytes(b.dtype)) : std::nullopt;
-    if (!bytes) continue;  // refused below, by the budget check
+    std::optional<int64_t>& bytes = ownBytes[name] = n ? bytesOf(*n, dtypeBytes(b.dtype)) : std::nullopt;
+    if (!bytes) continue;
     auto padded = module.paddedBytes.find(name);
     int64_t& at = blockBytes[ownerOf(name)];
     at = std::max(at, padded != module.paddedBytes.end() ? padded->second : *bytes);
@@ -139,9 +141,8 @@ CpuExecutable::CpuExecutable(const LoopProgram& program, const Schedule& schedul
       continue;
     }
     // The memory budget (--max-memory), checked before the block is allocated.
-    std::optional<int64_t> n = numelWithin(b.layout.sizes);
-    std::optional<int64_t> need = n ? bytesOf(*n, dtypeBytes(b.dtype)) : std::nullopt;
-    if (need) need = std::max(*need, blockBytes[owner]);  // a channel-blocked buffer's padding
+    std::optional<int64_t> need = ownBytes.at(name);
+    if (need) need = blockBytes.at(owner);  // the block's: its own, or a sharer's padding
     checkMemory(need, "buffer '" + name + "'", std::string(dtypeName(b.dtype)) + shapeStr(shapeOf(b.layout.sizes)), {}, arenaBytes_);
     int64_t bytes = *need;
     m.storage.emplace_back(static_cast<size_t>(std::max<int64_t>(bytes, 1)) + kBlockSlack);

@@ -93,11 +93,9 @@ static void fb_pw_store(const FbConv& c, const FbPointwise& q, fb_i64 n, fb_i64 
     for (fb_i64 l = 0; l < kFbBlk; ++l) {
       const fb_i64 o = (ob0 + b) * kFbBlk + l;
       if (o >= c.O) return;
-      const fb_i64 at = (n * c.O + o) * q.HW + p0;
-      fb_cv val = v[l];
-      if (c.bias) val = val + c.bias[o];
-      if (c.res) val = val + fb_load_lanes(c.res + at, RP);
-      fb_store_lanes(c.y + at, fb_conv_act(c, val), RP);
+      float row[kFbConvLanes] __attribute__((aligned(64)));
+      *(fb_cv*)row = v[l];
+      fb_conv_epilogue(c, o, (n * c.O + o) * q.HW + p0, row, RP);
     }
   }
 }
