@@ -155,7 +155,6 @@ int conformanceCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kConformanceHelp, 0;
   Args a(argv, {"--failures", "--filter"}, {"--train"});
   if (a.positional().size() != 1) throw UsageError("conformance needs exactly one DIR");
-  if (!onnxAvailable()) throw Error("conformance: this fusebox was built without ONNX support (libonnx-dev, libprotobuf-dev)");
   if (!cpuJitAvailable()) throw Error("conformance: this fusebox was built without the CPU backend (LLVM)");
   fs::path root = a.positional()[0];
   if (!fs::is_directory(root)) throw Error("conformance: '" + root.string() + "' is not a folder");

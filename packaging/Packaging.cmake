@@ -1,6 +1,6 @@
 # `cmake --build build --target package` makes a .deb with CPack. Its dependencies are worked out
-# by dpkg-shlibdeps from the libraries the binary links (Qt 6, Graphviz, LLVM 16, SQLite, ONNX,
-# protobuf, OpenBLAS), so they are Debian's own runtime packages; nothing CUDA is linked (NVRTC, the
+# by dpkg-shlibdeps from the libraries the binary links (Qt 6, Graphviz, LLVM 16, SQLite,
+# OpenBLAS), so they are Debian's own runtime packages; nothing CUDA is linked (NVRTC, the
 # driver and cuBLAS are opened at run time), so the package installs on machines without a GPU.
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/org.fusebox.Fusebox.desktop DESTINATION share/applications)
 install(FILES ${PROJECT_SOURCE_DIR}/resources/icons/org.fusebox.Fusebox.svg DESTINATION share/icons/hicolor/scalable/apps)

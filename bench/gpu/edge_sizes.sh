@@ -6,7 +6,7 @@
 #   bench/gpu/edge_sizes.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFUSEBOX_WITH_GUI=OFF -DFUSEBOX_WITH_SESSIONS=OFF -DFUSEBOX_WITH_ONNX=OFF -DFUSEBOX_WITH_LLVM=OFF \
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFUSEBOX_WITH_GUI=OFF -DFUSEBOX_WITH_SESSIONS=OFF -DFUSEBOX_WITH_LLVM=OFF \
   -DFUSEBOX_WITH_OPENBLAS=OFF -DBUILD_TESTING=OFF > build-gpu.log || { tail -20 build-gpu.log; exit 2; }
 cmake --build build-gpu --parallel >> build-gpu.log || { tail -20 build-gpu.log; exit 2; }
 FB=build-gpu/app/fusebox

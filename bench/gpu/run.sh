@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ITERS=${2:-30}
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFUSEBOX_WITH_GUI=OFF -DFUSEBOX_WITH_SESSIONS=OFF -DFUSEBOX_WITH_ONNX=OFF -DFUSEBOX_WITH_LLVM=OFF \
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFUSEBOX_WITH_GUI=OFF -DFUSEBOX_WITH_SESSIONS=OFF -DFUSEBOX_WITH_LLVM=OFF \
   -DFUSEBOX_WITH_OPENBLAS=OFF -DBUILD_TESTING=OFF > build-gpu.log
 cmake --build build-gpu --parallel >> build-gpu.log
 FB=build-gpu/app/fusebox

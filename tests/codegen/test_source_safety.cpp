@@ -2,7 +2,6 @@
 // comments and sanitized identifiers; the JIT reads no file and calls nothing but math and BLAS;
 // a data-dependent index outside its dimension is an error naming the node, never a stray access.
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -19,6 +18,7 @@
 #include "core/frontend/onnx/onnx_loader.h"
 #include "core/runtime/model_runner.h"
 #include "cpu_check.h"
+#include "frontend/onnx_builder.h"
 #include "test_util.h"
 
 using namespace fusebox;
@@ -37,32 +37,6 @@ const std::vector<std::string> kHostile = {
     "y_HOSTILE_E",  // sanitizes to the same text as the name above
 };
 
-void addTensor(onnx::GraphProto& g, const std::string& name, std::vector<int64_t> dims, const std::vector<float>& values) {
-  onnx::TensorProto* t = g.add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) t->add_dims(d);
-  for (float v : values) t->add_float_data(v);
-}
-
-void addInput(onnx::GraphProto& g, const std::string& name, int elemType, std::vector<int64_t> dims) {
-  onnx::ValueInfoProto* v = g.add_input();
-  v->set_name(name);
-  auto* tt = v->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(elemType);
-  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-}
-
-onnx::NodeProto* addNode(onnx::GraphProto& g, const std::string& op, const std::string& name, std::vector<std::string> in,
-                         std::vector<std::string> out) {
-  onnx::NodeProto* n = g.add_node();
-  n->set_op_type(op);
-  n->set_name(name);
-  for (auto& i : in) n->add_input(i);
-  for (auto& o : out) n->add_output(o);
-  return n;
-}
-
 std::vector<float> seeded(size_t n, float scale) {
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = scale * static_cast<float>((static_cast<int>(i * 37 % 11) - 5)) / 5.0f;
@@ -72,30 +46,20 @@ std::vector<float> seeded(size_t n, float scale) {
 // out = relu(x @ w + b) + sum(gather(table, ids)), every name hostile; written to a file whose
 // name is hostile too.
 std::string writeHostileModel() {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
-  onnx::GraphProto& g = *m.mutable_graph();
-  g.set_name("graph\n#include \"/etc/shadow\"\nHOSTILE_G");
-  addInput(g, kHostile[0], onnx::TensorProto::FLOAT, {3, 5});
-  addInput(g, kHostile[3], onnx::TensorProto::INT64, {3});
-  addTensor(g, kHostile[1], {5, 7}, seeded(35, 0.5f));
-  addTensor(g, kHostile[2], {7}, seeded(7, 0.1f));
-  addTensor(g, kHostile[4], {11, 7}, seeded(77, 1.0f));
-  addNode(g, "MatMul", "n1\nHOSTILE_N", {kHostile[0], kHostile[1]}, {"mm\nHOSTILE_V"});
-  addNode(g, "Add", "n2", {"mm\nHOSTILE_V", kHostile[2]}, {"add */ HOSTILE_W"});
-  addNode(g, "Relu", "n3", {"add */ HOSTILE_W"}, {kHostile[5]});
-  onnx::NodeProto* gather = addNode(g, "Gather", "n4", {kHostile[4], kHostile[3]}, {"gathered\\"});
-  gather->add_attribute()->set_name("axis");
-  gather->mutable_attribute(0)->set_type(onnx::AttributeProto::INT);
-  gather->mutable_attribute(0)->set_i(0);
-  addNode(g, "Add", "n5", {kHostile[5], "gathered\\"}, {"out\nHOSTILE_O"});
-  onnx::ValueInfoProto* out = g.add_output();
-  out->set_name("out\nHOSTILE_O");
-  out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  proto::ModelProto m = test::onnxModel();
+  proto::GraphProto& g = m.graph;
+  g.name = "graph\n#include \"/etc/shadow\"\nHOSTILE_G";
+  g.inputs = {test::onnxTensorInfo(kHostile[0], proto::FLOAT, {3, 5}), test::onnxTensorInfo(kHostile[3], proto::INT64, {3})};
+  g.initializers = {test::onnxFloats(kHostile[1], {5, 7}, seeded(35, 0.5f)), test::onnxFloats(kHostile[2], {7}, seeded(7, 0.1f)),
+                    test::onnxFloats(kHostile[4], {11, 7}, seeded(77, 1.0f))};
+  test::addOnnxNode(g, "MatMul", {kHostile[0], kHostile[1]}, {"mm\nHOSTILE_V"}, "n1\nHOSTILE_N");
+  test::addOnnxNode(g, "Add", {"mm\nHOSTILE_V", kHostile[2]}, {"add */ HOSTILE_W"}, "n2");
+  test::addOnnxNode(g, "Relu", {"add */ HOSTILE_W"}, {kHostile[5]}, "n3");
+  test::addOnnxNode(g, "Gather", {kHostile[4], kHostile[3]}, {"gathered\\"}, "n4").attributes.push_back(test::onnxIntAttr("axis", 0));
+  test::addOnnxNode(g, "Add", {kHostile[5], "gathered\\"}, {"out\nHOSTILE_O"}, "n5");
+  g.outputs.push_back(test::onnxTensorInfo("out\nHOSTILE_O", proto::FLOAT, {}));
   std::string path = (fs::temp_directory_path() / ("fusebox_" + std::to_string(::getpid()) + "_evil\n#include \"x\"\\.onnx")).string();
-  std::ofstream f(path, std::ios::binary);
-  m.SerializeToOstream(&f);
+  test::writeOnnx(path, m);
   return path;
 }
 
@@ -170,7 +134,6 @@ TEST(SourceText, GeneratedSourceProblemFindsTextOutsideComments) {
 // The adversarial model: generated C++ and CUDA carry no model text outside escaped comments,
 // and the C++ compiles and computes what the interpreter computes, in inference and training.
 TEST(SourceSafety, HostileNamesNeverReachGeneratedCode) {
-  if (!onnxAvailable()) GTEST_SKIP() << "built without ONNX";
   std::string path = writeHostileModel();
   for (bool train : {false, true}) {
     PipelineConfig cfg;

@@ -22,9 +22,6 @@ struct OnnxModel {
   int64_t opset = 0;                    // the default domain's opset version
 };
 
-// Whether this build reads ONNX (libonnx / protobuf).
-bool onnxAvailable();
-
 // Model inputs bound to values at import: they become constants, so inputs that decide shapes
 // (a Reshape's shape, a Pad's pads, a Trilu's k) specialize the graph to those values, as
 // torch.compile specializes on integer inputs. A bound model is only valid for those values.

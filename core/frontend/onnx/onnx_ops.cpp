@@ -1,7 +1,5 @@
 #include "core/frontend/onnx/onnx_ops.h"
 
-#include <onnx/onnx_pb.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -65,19 +63,19 @@ void OnnxContext::checkBuildable(const std::vector<int64_t>& sizes, const std::s
 
 ValueId OnnxNode::in(int i) {
   if (!has(i)) throw OnnxUnsupported("input " + std::to_string(i) + " is required");
-  return cx.value(n.input(i));
+  return cx.value(n.inputs[i]);
 }
-bool OnnxNode::has(int i) const { return i < n.input_size() && !n.input(i).empty(); }
+bool OnnxNode::has(int i) const { return i < std::ssize(n.inputs) && !n.inputs[i].empty(); }
 
 TensorType OnnxNode::inType(int i) const {
   if (!has(i)) throw OnnxUnsupported("input " + std::to_string(i) + " is required");
-  if (auto c = cx.constants.find(n.input(i)); c != cx.constants.end()) return typeOfTensor(c->second);
-  return cx.graph.type(cx.value(n.input(i)));
+  if (auto c = cx.constants.find(n.inputs[i]); c != cx.constants.end()) return typeOfTensor(c->second);
+  return cx.graph.type(cx.value(n.inputs[i]));
 }
 
 const Tensor& OnnxNode::constantInput(int i, const char* what) {
   if (!has(i)) throw OnnxUnsupported(std::string(what) + " (input " + std::to_string(i) + ") is required");
-  return cx.constant(n.input(i), what);
+  return cx.constant(n.inputs[i], what);
 }
 
 std::vector<int64_t> OnnxNode::intsInput(int i, const char* what) {
@@ -102,26 +100,26 @@ int64_t OnnxNode::axis(int64_t a, size_t r) const {
   return a;
 }
 
-const onnx::AttributeProto* OnnxNode::attr(const char* name) const {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return &a;
+const proto::AttributeProto* OnnxNode::attr(const char* name) const {
+  for (const auto& a : n.attributes)
+    if (a.name == name) return &a;
   return nullptr;
 }
 int64_t OnnxNode::attrInt(const char* name, int64_t fallback) const {
   const auto* a = attr(name);
-  return a ? a->i() : fallback;
+  return a ? a->i : fallback;
 }
 double OnnxNode::attrFloat(const char* name, double fallback) const {
   const auto* a = attr(name);
-  return a ? a->f() : fallback;
+  return a ? a->f : fallback;
 }
 std::vector<int64_t> OnnxNode::attrInts(const char* name, std::vector<int64_t> fallback) const {
   const auto* a = attr(name);
-  return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : fallback;
+  return a ? std::vector<int64_t>(a->ints.begin(), a->ints.end()) : fallback;
 }
 std::string OnnxNode::attrString(const char* name, const std::string& fallback) const {
   const auto* a = attr(name);
-  return a ? a->s() : fallback;
+  return a ? a->s : fallback;
 }
 
 // Every value the importer makes stays within kMaxImportedElements (sizes come from the file).
@@ -203,15 +201,15 @@ const OnnxImporters& importers() {
 using ConstantMaker = std::function<Tensor(OnnxNode&)>;
 
 Tensor constantNode(OnnxNode& c) {
-  const auto* a = c.n.attribute_size() == 1 ? &c.n.attribute(0) : nullptr;
+  const auto* a = c.n.attributes.size() == 1 ? &c.n.attributes[0] : nullptr;
   if (!a) throw OnnxUnsupported("a Constant needs exactly one value attribute");
-  const std::string& k = a->name();
-  if (k == "value") return onnxTensorOf(a->t(), c.cx.file + ": Constant");
-  if (k == "value_float") return Tensor(DType::F32, {}, {a->f()});
-  if (k == "value_int") return Tensor(DType::I64, {}, {static_cast<double>(a->i())});
-  if (k == "value_floats") return Tensor(DType::F32, {a->floats_size()}, std::vector<double>(a->floats().begin(), a->floats().end()));
+  const std::string& k = a->name;
+  if (k == "value") return onnxTensorOf(a->t, c.cx.file + ": Constant");
+  if (k == "value_float") return Tensor(DType::F32, {}, {a->f});
+  if (k == "value_int") return Tensor(DType::I64, {}, {static_cast<double>(a->i)});
+  if (k == "value_floats") return Tensor(DType::F32, {std::ssize(a->floats)}, std::vector<double>(a->floats.begin(), a->floats.end()));
   if (k == "value_ints") {
-    std::vector<double> v(a->ints().begin(), a->ints().end());
+    std::vector<double> v(a->ints.begin(), a->ints.end());
     return Tensor(DType::I64, {static_cast<int64_t>(v.size())}, v);
   }
   throw OnnxUnsupported("Constant with attribute '" + k + "' is not supported");
@@ -223,8 +221,8 @@ Tensor constantNode(OnnxNode& c) {
 Tensor onnxWindow(OnnxNode& c, std::array<double, 3> a) {
   std::vector<int64_t> size = c.intsInput(0, "the window size");
   if (size.size() != 1 || size[0] < 1) throw Error("a window's size must be one positive integer");
-  OnnxContext::checkBuildable(size, c.n.op_type());
-  DType t = onnxDType(static_cast<int>(c.attrInt("output_datatype", 1)), c.n.op_type());
+  OnnxContext::checkBuildable(size, c.n.opType);
+  DType t = onnxDType(static_cast<int>(c.attrInt("output_datatype", 1)), c.n.opType);
   double n = static_cast<double>(size[0]), denom = c.attrInt("periodic", 1) ? n : n - 1;
   Tensor w(t, size);
   for (int64_t i = 0; i < size[0]; ++i) {
@@ -253,7 +251,7 @@ const std::map<std::string, ConstantMaker>& constantMakers() {
          std::vector<int64_t> s = c.intsInput(0, "the shape input");
          OnnxContext::checkBuildable(s, "ConstantOfShape");
          Tensor fill(DType::F32, {1}, {0.0});
-         if (const auto* a = c.attr("value")) fill = onnxTensorOf(a->t(), c.cx.file + ": ConstantOfShape value");
+         if (const auto* a = c.attr("value")) fill = onnxTensorOf(a->t, c.cx.file + ": ConstantOfShape value");
          if (fill.data.empty()) throw Error("ConstantOfShape's value is empty");
          return Tensor(fill.dtype, s, std::vector<double>(static_cast<size_t>(numelOf(s)), fill.data.at(0)));
        }},
@@ -291,12 +289,12 @@ const std::map<std::string, ConstantMaker>& constantMakers() {
 }
 
 // Random ops must not be folded: each run draws new values.
-bool foldable(const onnx::NodeProto& n, const OnnxContext& cx) {
+bool foldable(const proto::NodeProto& n, const OnnxContext& cx) {
   static const std::set<std::string> random = {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Bernoulli",
                                                "Multinomial", "Dropout"};
-  if (random.count(n.op_type()) || n.input_size() == 0) return false;
+  if (random.count(n.opType) || n.inputs.empty()) return false;
   bool any = false;
-  for (const auto& name : n.input()) {
+  for (const auto& name : n.inputs) {
     if (name.empty()) continue;
     if (!cx.constants.count(name)) return false;
     any = true;
@@ -307,13 +305,13 @@ bool foldable(const onnx::NodeProto& n, const OnnxContext& cx) {
 // Imports the node into a scratch graph whose inputs are its constant inputs and runs the
 // reference interpreter on it: the outputs become constants (a Reshape whose shape comes from
 // Shape -> Gather -> Concat, say, then sees a constant shape).
-bool fold(OnnxContext& cx, const onnx::NodeProto& n, const OnnxImporter& importer) {
+bool fold(OnnxContext& cx, const proto::NodeProto& n, const OnnxImporter& importer) {
   Graph g;
   g.name = "onnx_fold";
   OnnxContext sub{g, GraphBuilder(g), {}, {}, cx.opset, cx.file};
   sub.builder.setOrigin("", {}, {});
   std::vector<Tensor> inputs;
-  for (const auto& name : n.input()) {
+  for (const auto& name : n.inputs) {
     if (name.empty() || sub.values.count(name)) continue;
     const Tensor& t = cx.constants.at(name);
     sub.constants[name] = t;
@@ -331,8 +329,8 @@ bool fold(OnnxContext& cx, const onnx::NodeProto& n, const OnnxImporter& importe
     if (!numelWithin(OnnxNode::sizesOf(g.type(v).shape), kMaxFoldedElements)) return false;
   g.setOutputs(outs);
   std::vector<Tensor> results = interpret(g, inputs);
-  for (size_t i = 0; i < results.size() && i < static_cast<size_t>(n.output_size()); ++i)
-    if (!n.output(static_cast<int>(i)).empty()) cx.keepConstant(n.output(static_cast<int>(i)), std::move(results[i]));
+  for (size_t i = 0; i < results.size() && i < n.outputs.size(); ++i)
+    if (!n.outputs[i].empty()) cx.keepConstant(n.outputs[i], std::move(results[i]));
   return true;
 }
 
@@ -340,49 +338,49 @@ bool fold(OnnxContext& cx, const onnx::NodeProto& n, const OnnxImporter& importe
 
 bool isDefaultOnnxDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
-std::string onnxOpKey(const onnx::NodeProto& n) { return isDefaultOnnxDomain(n.domain()) ? n.op_type() : n.domain() + ":" + n.op_type(); }
+std::string onnxOpKey(const proto::NodeProto& n) { return isDefaultOnnxDomain(n.domain) ? n.opType : n.domain + ":" + n.opType; }
 
 namespace {
 
 // The ONNX element type of n's first output where the node says it (see OnnxContext::elemTypes).
-std::optional<int> declaredElemType(const OnnxContext& cx, const onnx::NodeProto& n) {
-  const std::string& op = n.op_type();
-  for (const auto& a : n.attribute()) {
-    if (op == "Cast" && a.name() == "to") return static_cast<int>(a.i());
-    if (op == "Constant" && a.name() == "value") return a.t().data_type();
+std::optional<int> declaredElemType(const OnnxContext& cx, const proto::NodeProto& n) {
+  const std::string& op = n.opType;
+  for (const auto& a : n.attributes) {
+    if (op == "Cast" && a.name == "to") return static_cast<int>(a.i);
+    if (op == "Constant" && a.name == "value") return a.t.dataType;
   }
-  if (op == "Identity" && n.input_size() == 1)
-    if (auto it = cx.elemTypes.find(n.input(0)); it != cx.elemTypes.end()) return it->second;
+  if (op == "Identity" && std::ssize(n.inputs) == 1)
+    if (auto it = cx.elemTypes.find(n.inputs[0]); it != cx.elemTypes.end()) return it->second;
   return std::nullopt;
 }
 
 }  // namespace
 
-void importNode(OnnxContext& cx, const onnx::NodeProto& n) {
-  if (n.output_size() < 1) throw OnnxUnsupported("a node without outputs");
-  if (std::optional<int> t = declaredElemType(cx, n)) cx.elemTypes[n.output(0)] = *t;
+void importNode(OnnxContext& cx, const proto::NodeProto& n) {
+  if (n.outputs.empty()) throw OnnxUnsupported("a node without outputs");
+  if (std::optional<int> t = declaredElemType(cx, n)) cx.elemTypes[n.outputs[0]] = *t;
   OnnxNode node{cx, n};
-  if (auto mk = constantMakers().find(n.op_type()); mk != constantMakers().end()) {
-    if (n.output_size() != 1) throw OnnxUnsupported("expected one output");
-    cx.keepConstant(n.output(0), mk->second(node));
+  if (auto mk = constantMakers().find(n.opType); mk != constantMakers().end()) {
+    if (std::ssize(n.outputs) != 1) throw OnnxUnsupported("expected one output");
+    cx.keepConstant(n.outputs[0], mk->second(node));
     return;
   }
   auto it = importers().find(onnxOpKey(n));
   if (it == importers().end()) throw OnnxUnsupported("unsupported op type '" + onnxOpKey(n) + "'");
   // an Identity copy of a weight is that weight (the TorchScript exporter shares equal ones so)
-  if (n.op_type() == "Identity" && n.input_size() == 1 && cx.weights.count(n.input(0))) cx.weights.insert(n.output(0));
+  if (n.opType == "Identity" && std::ssize(n.inputs) == 1 && cx.weights.count(n.inputs[0])) cx.weights.insert(n.outputs[0]);
   // inputs that are never weights: batch-norm statistics, Clip's bounds (ReLU6's 0 and 6, lifted
   // to initializers by the dynamo exporter)
   static const std::map<std::string, std::vector<int>> notWeights = {{"BatchNormalization", {3, 4}}, {"Clip", {1, 2}}};
-  if (auto nw = notWeights.find(n.op_type()); nw != notWeights.end())
+  if (auto nw = notWeights.find(n.opType); nw != notWeights.end())
     for (int i : nw->second)
-      if (i < n.input_size()) cx.weights.erase(n.input(i));
+      if (i < std::ssize(n.inputs)) cx.weights.erase(n.inputs[i]);
   if (foldable(n, cx) && fold(cx, n, it->second)) return;
   OnnxOutputs outs = it->second(node);
-  for (int i = 0; i < n.output_size(); ++i) {
-    if (n.output(i).empty()) continue;
-    if (static_cast<size_t>(i) >= outs.size()) throw OnnxUnsupported("output " + std::to_string(i) + " ('" + n.output(i) + "') is not supported");
-    cx.values[n.output(i)] = outs[static_cast<size_t>(i)];
+  for (int i = 0; i < std::ssize(n.outputs); ++i) {
+    if (n.outputs[i].empty()) continue;
+    if (static_cast<size_t>(i) >= outs.size()) throw OnnxUnsupported("output " + std::to_string(i) + " ('" + n.outputs[i] + "') is not supported");
+    cx.values[n.outputs[i]] = outs[static_cast<size_t>(i)];
   }
 }
 

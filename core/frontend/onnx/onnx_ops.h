@@ -14,16 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "core/frontend/onnx/onnx_proto.h"
 #include "core/interp/tensor.h"
 #include "core/ir/checked_math.h"
 #include "core/ir/graph.h"
 #include "core/ops/graph_builder.h"
 
-namespace onnx {
-class NodeProto;
-class TensorProto;
-class AttributeProto;
-}
 
 namespace fusebox {
 
@@ -84,7 +80,7 @@ struct OnnxContext {
 // One node being imported: its inputs, attributes and emit helpers.
 struct OnnxNode {
   OnnxContext& cx;
-  const onnx::NodeProto& n;
+  const proto::NodeProto& n;
 
   ValueId in(int i);
   bool has(int i) const;  // input i is given (not missing or empty)
@@ -100,7 +96,7 @@ struct OnnxNode {
   size_t rank(ValueId v) const { return shape(v).size(); }
   int64_t axis(int64_t a, size_t rank) const;  // negative axes count from the end
 
-  const onnx::AttributeProto* attr(const char* name) const;
+  const proto::AttributeProto* attr(const char* name) const;
   int64_t attrInt(const char* name, int64_t fallback) const;
   double attrFloat(const char* name, double fallback) const;
   std::vector<int64_t> attrInts(const char* name, std::vector<int64_t> fallback = {}) const;
@@ -160,13 +156,13 @@ ValueId onnxConvolution(OnnxNode& c, ValueId x, ValueId w, std::optional<ValueId
 inline constexpr const char* kOnnxTrainingDomain = "ai.onnx.preview.training";
 bool isDefaultOnnxDomain(const std::string& domain);
 // The importers' key of a node: its op type, prefixed "domain:" outside the default domain.
-std::string onnxOpKey(const onnx::NodeProto& n);
+std::string onnxOpKey(const proto::NodeProto& n);
 void addTensorImporters(OnnxImporters& m);
 void addNnImporters(OnnxImporters& m);
 
-void importNode(OnnxContext& cx, const onnx::NodeProto& n);
+void importNode(OnnxContext& cx, const proto::NodeProto& n);
 // An onnx.TensorProto's values (raw or typed fields; f32/f64/f16/bf16, signed and unsigned ints, bool).
-Tensor onnxTensorOf(const onnx::TensorProto& t, const std::string& where);
+Tensor onnxTensorOf(const proto::TensorProto& t, const std::string& where);
 // The Fusebox dtype an ONNX element type imports as: 8- and 16-bit ints widen to i32 and unsigned
 // 32/64-bit ints to i64 (values are kept; wraparound of the narrow type is not modeled).
 DType onnxDType(int onnxType, const std::string& where);

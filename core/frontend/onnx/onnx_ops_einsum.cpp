@@ -3,7 +3,6 @@
 // early, and operands contract left to right as one batched matmul each ([batch, M, K] x
 // [batch, K, N], the labels sorted into batch, kept and contracted), then the result is summed
 // and permuted into the output's order. Ellipses broadcast as NumPy's do.
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cctype>
@@ -192,7 +191,7 @@ Term contract(OnnxNode& c, const Term& a, const Term& b, const Labels& later) {
 
 OnnxOutputs einsum(OnnxNode& c) {
   Equation eq = parse(c.attrString("equation", ""));
-  size_t n = static_cast<size_t>(c.n.input_size());
+  size_t n = static_cast<size_t>(std::ssize(c.n.inputs));
   if (eq.inputs.size() != n) throw Error("the equation has " + std::to_string(eq.inputs.size()) + " terms for " + std::to_string(n) + " inputs");
   if (n == 0 || n > kMaxOperands) throw OnnxUnsupported("Einsum of " + std::to_string(n) + " operands is not supported");
   // The ellipsis' broadcast rank: the most dims any operand's ellipsis covers.

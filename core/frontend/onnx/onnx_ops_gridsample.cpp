@@ -3,7 +3,6 @@
 // the padding mode (border clamps, reflection folds), and split into taps (1 nearest, 2 linear,
 // 4 cubic with A = -0.75) of an index, a weight and a validity (zeros padding reads 0 outside);
 // every (y tap, x tap) pair gathers X by a run-time flat index, as onnxruntime and PyTorch do.
-#include <onnx/onnx_pb.h>
 
 #include <cmath>
 

@@ -2,7 +2,6 @@
 // index (sum of index * stride, computed as an integer tensor in the graph), ScatterElements
 // (and the old Scatter) through a one-hot of the indices along the axis, TopK as k rounds of
 // "first maximum, then masked out" (k is a constant; each round is a reduction).
-#include <onnx/onnx_pb.h>
 
 #include <cmath>
 

@@ -1,6 +1,5 @@
 // ONNX elementwise ops, activations, logic and reductions as registry ops (compositions where the
 // registry has no op of its own, so every stage handles them).
-#include <onnx/onnx_pb.h>
 
 #include <cmath>
 
@@ -97,7 +96,7 @@ OnnxImporter binary(const char* op) {
 OnnxImporter variadic(const char* op) {
   return [op = std::string(op)](OnnxNode& c) -> OnnxOutputs {
     ValueId v = c.in(0);
-    for (int i = 1; i < c.n.input_size(); ++i) v = c.emit(op, {v, c.in(i)});
+    for (int i = 1; i < std::ssize(c.n.inputs); ++i) v = c.emit(op, {v, c.in(i)});
     return {v};
   };
 }
@@ -232,7 +231,7 @@ void addMathImporters(OnnxImporters& m) {
   m["Sum"] = variadic("add");
   m["Mean"] = [](OnnxNode& c) -> OnnxOutputs {
     ValueId s = variadic("add")(c)[0];
-    return {c.emit("div", {s, c.scalar(c.n.input_size(), c.dtype(s))})};
+    return {c.emit("div", {s, c.scalar(std::ssize(c.n.inputs), c.dtype(s))})};
   };
   m["Pow"] = [](OnnxNode& c) -> OnnxOutputs {  // the exponent may have another type than the base; the result has the base's
     ValueId base = c.in(0);
@@ -241,7 +240,7 @@ void addMathImporters(OnnxImporters& m) {
     // square): multiplications, which vectorize, instead of a pow call per element. x*x is what
     // powf(x, 2) rounds to; x*x*x may differ from powf(x, 3) in the last bit.
     if (isFloating(t) && c.has(1))
-      if (auto e = c.cx.constants.find(c.n.input(1)); e != c.cx.constants.end() && e->second.data.size() == 1 &&
+      if (auto e = c.cx.constants.find(c.n.inputs[1]); e != c.cx.constants.end() && e->second.data.size() == 1 &&
                                                       e->second.sizes.size() <= c.inType(0).shape.size()) {
         double p = e->second.data[0];
         if (p == 2) return {c.emit("mul", {base, base})};
@@ -259,7 +258,7 @@ void addMathImporters(OnnxImporters& m) {
     // clamp is one the schedule can fuse into a convolution's epilogue; floats only (a double
     // holds every f32/f16/bf16/f64 exactly, not every int64).
     auto bound = [&](int i) {
-      auto k = c.cx.constants.find(c.n.input(i));
+      auto k = c.cx.constants.find(c.n.inputs[i]);
       bool literal = k != c.cx.constants.end() && k->second.rank() == 0 && k->second.numel() == 1 && isFloating(c.dtype(x)) &&
                      k->second.dtype == c.dtype(x);
       return literal ? c.scalar(k->second.data[0], c.dtype(x)) : c.in(i);

@@ -1,6 +1,5 @@
 // ONNX neural-network ops as registry ops: Gemm, global pooling, normalizations, softmax family,
 // arg max/min and the two losses (convolution and windowed pooling: onnx_ops_window.cpp).
-#include <onnx/onnx_pb.h>
 
 #include <cmath>
 #include <optional>
@@ -82,7 +81,7 @@ OnnxOutputs layerNorm(OnnxNode& c) {
   size_t axis = static_cast<size_t>(c.axis(c.attrInt("axis", -1), s.size()));
   double eps = c.attrFloat("epsilon", 1e-5);
   Ints norm(s.begin() + static_cast<std::ptrdiff_t>(axis), s.end());
-  bool onlyY = c.n.output_size() == 1 || (c.n.output(1).empty() && (c.n.output_size() < 3 || c.n.output(2).empty()));
+  bool onlyY = std::ssize(c.n.outputs) == 1 || (c.n.outputs[1].empty() && (std::ssize(c.n.outputs) < 3 || c.n.outputs[2].empty()));
   bool exactShapes = c.sizes(scale) == norm && (!c.has(2) || c.sizes(c.in(2)) == norm);
   if (onlyY && exactShapes) {  // the registry's layer_norm (fused kernels)
     std::vector<ValueId> ins{x, scale};
@@ -156,7 +155,7 @@ ValueId nllLoss(OnnxNode& c, ValueId input, ValueId target, std::optional<ValueI
     w = c.emit("full", {}, {{"shape", ts}, {"value", 1.0}, {"dtype", std::string(dtypeName(t))}});
   }
   if (const auto* ii = c.attr("ignore_index"))
-    w = c.emit("where", {c.emit("eq", {target, c.scalar(static_cast<double>(ii->i()), it)}), zero, w});
+    w = c.emit("where", {c.emit("eq", {target, c.scalar(static_cast<double>(ii->i), it)}), zero, w});
   ValueId loss = c.emit("neg", {c.emit("mul", {picked, w})});
   std::string reduction = c.attrString("reduction", "mean");
   if (reduction == "none") return loss;

@@ -3,8 +3,6 @@
 // QLinearConv). Quantized values are i32 tensors saturated to their ONNX type's range (uint8,
 // int8, ...: OnnxContext::elemTypes); integer products accumulate exactly (f64 matmuls, f32
 // convolutions of small integers), then requantize in f32 with ties to even, as onnxruntime does.
-#include <onnx/onnx_pb.h>
-
 #include <cmath>
 
 #include "core/frontend/onnx/onnx_ops.h"
@@ -20,20 +18,20 @@ struct IntRange {
 
 IntRange rangeOf(int onnxType) {
   switch (onnxType) {
-    case onnx::TensorProto::UINT8: return {0, 255};
-    case onnx::TensorProto::INT8: return {-128, 127};
-    case onnx::TensorProto::UINT16: return {0, 65535};
-    case onnx::TensorProto::INT16: return {-32768, 32767};
-    case onnx::TensorProto::INT32: return {-2147483648.0, 2147483647.0};
+    case proto::UINT8: return {0, 255};
+    case proto::INT8: return {-128, 127};
+    case proto::UINT16: return {0, 65535};
+    case proto::INT16: return {-32768, 32767};
+    case proto::INT32: return {-2147483648.0, 2147483647.0};
     default: throw OnnxUnsupported("quantization to ONNX element type " + std::to_string(onnxType) + " is not supported");
   }
 }
 
 // The ONNX type quantized values of node input i (a zero point) have; uint8 when unknown.
 int quantizedType(OnnxNode& c, int i) {
-  if (!c.has(i)) return onnx::TensorProto::UINT8;
-  auto it = c.cx.elemTypes.find(c.n.input(i));
-  return it == c.cx.elemTypes.end() ? onnx::TensorProto::UINT8 : it->second;
+  if (!c.has(i)) return proto::UINT8;
+  auto it = c.cx.elemTypes.find(c.n.inputs[i]);
+  return it == c.cx.elemTypes.end() ? proto::UINT8 : it->second;
 }
 
 // A scale or zero point: a scalar as it is, a 1-D tensor shaped to broadcast along `axis` (negative
@@ -109,8 +107,8 @@ OnnxOutputs dynamicQuantizeLinear(OnnxNode& c) {
   auto whole = [&](const char* op) { return c.emit(op, {x}, {{"dim", all}, {"keepdim", false}}); };
   ValueId lo = c.emit("minimum", {whole("amin"), zero}), hi = c.emit("maximum", {whole("amax"), zero});
   ValueId scale = c.emit("div", {c.emit("sub", {hi, lo}), c.scalar(255, DType::F32)});
-  ValueId zeroPoint = saturated(c, c.emit("sub", {zero, c.emit("div", {lo, scale})}), onnx::TensorProto::UINT8);
-  return {quantize(c, x, scale, zeroPoint, 0, onnx::TensorProto::UINT8), scale, zeroPoint};
+  ValueId zeroPoint = saturated(c, c.emit("sub", {zero, c.emit("div", {lo, scale})}), proto::UINT8);
+  return {quantize(c, x, scale, zeroPoint, 0, proto::UINT8), scale, zeroPoint};
 }
 
 OnnxOutputs matMulInteger(OnnxNode& c) {

@@ -3,7 +3,6 @@
 // and weight tables (one entry per output position) are computed here at import from the
 // coordinate transformation and the interpolation mode: 1 tap for nearest, 2 for linear, 4 for
 // cubic. The gathers are embedding lookups, so a resize differentiates like any other op.
-#include <onnx/onnx_pb.h>
 
 #include <cmath>
 
@@ -260,9 +259,9 @@ OnnxOutputs upsample(OnnxNode& c) {
   m.coordinates = "asymmetric";
   m.nearest = "floor";
   std::vector<double> scales;
-  if (c.n.input_size() > 1) scales = floatsInput(c, 1, "Upsample's scales");
+  if (std::ssize(c.n.inputs) > 1) scales = floatsInput(c, 1, "Upsample's scales");
   else
-    for (float f : c.attr("scales") ? c.attr("scales")->floats() : google::protobuf::RepeatedField<float>()) scales.push_back(f);
+    for (float f : c.attr("scales") ? c.attr("scales")->floats : std::vector<float>()) scales.push_back(f);
   if (scales.size() != in.size()) throw Error("scales must have one entry per dim");
   std::vector<AxisResize> plan(in.size());
   for (size_t d = 0; d < in.size(); ++d) {

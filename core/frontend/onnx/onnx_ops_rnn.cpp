@@ -4,7 +4,6 @@
 // cells compute it. sequence_lens (constant or an input) masks the steps past a sequence's end:
 // its state is held and its outputs are zero, which the reverse direction needs too, since it
 // starts at each sequence's own last step.
-#include <onnx/onnx_pb.h>
 
 #include <cmath>
 
@@ -95,15 +94,15 @@ struct Recurrent {
 std::vector<Activation> activationsOf(OnnxNode& c, const std::vector<std::string>& defaults, int64_t dirs) {
   std::vector<std::string> names;
   if (const auto* a = c.attr("activations"))
-    for (const auto& s : a->strings()) names.push_back(s);
+    for (const auto& s : a->strings) names.push_back(s);
   if (names.empty())
     for (int64_t d = 0; d < dirs; ++d) names.insert(names.end(), defaults.begin(), defaults.end());
   if (names.size() != defaults.size() * static_cast<size_t>(dirs))
     throw Error("activations must list " + std::to_string(defaults.size() * static_cast<size_t>(dirs)) + " functions, got " +
                 std::to_string(names.size()));
   std::vector<float> alphas, betas;
-  if (const auto* a = c.attr("activation_alpha")) alphas.assign(a->floats().begin(), a->floats().end());
-  if (const auto* b = c.attr("activation_beta")) betas.assign(b->floats().begin(), b->floats().end());
+  if (const auto* a = c.attr("activation_alpha")) alphas.assign(a->floats.begin(), a->floats.end());
+  if (const auto* b = c.attr("activation_beta")) betas.assign(b->floats.begin(), b->floats.end());
   size_t nextAlpha = 0, nextBeta = 0;
   std::vector<Activation> out;
   for (const std::string& n : names) {
@@ -140,7 +139,7 @@ Recurrent readRecurrent(OnnxNode& c, int gates, const std::vector<std::string>& 
   if (r.hidden <= 0 || ws[1] != gates * r.hidden) throw Error("hidden_size does not match W's " + std::to_string(ws[1]) + " rows");
   if (c.sizes(c.in(2)) != Ints{r.dirs, gates * r.hidden, r.hidden})
     throw Error("R must be [" + std::to_string(r.dirs) + ", " + std::to_string(gates * r.hidden) + ", " + std::to_string(r.hidden) + "]");
-  if (const auto* clip = c.attr("clip")) r.clip = clip->f();
+  if (const auto* clip = c.attr("clip")) r.clip = clip->f;
   r.acts = activationsOf(c, defaultActs, r.dirs);
   if (c.has(4)) {
     ValueId lens = c.in(4);
@@ -252,7 +251,7 @@ DirectionResult unroll(OnnxNode& c, const Recurrent& r, int64_t d, const CellSte
 // (batch-first: [batch, dirs, H]), for the outputs the node names.
 OnnxOutputs assemble(OnnxNode& c, const Recurrent& r, const std::vector<DirectionResult>& dirs, bool withCell) {
   OnnxOutputs outs;
-  auto wants = [&](int i) { return c.n.output_size() > i && !c.n.output(i).empty(); };
+  auto wants = [&](int i) { return std::ssize(c.n.outputs) > i && !c.n.outputs[i].empty(); };
   if (wants(0)) {
     std::vector<ValueId> perDir;
     for (const DirectionResult& dr : dirs) {

@@ -2,7 +2,6 @@
 // to those values, as torch.compile specializes on data-dependent shapes), ReverseSequence (a
 // gather along time with indices computed from the run-time lengths), and Det (the Leibniz sum
 // over permutations, for matrices up to 4x4).
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <numeric>

@@ -1,7 +1,6 @@
 // Discrete Fourier transforms (DFT, STFT) as matmuls with cosine and sine tables built at import:
 // for a signal of length L along an axis, X[k] = sum_j x[j] e^(-2 pi i j k / L) (the inverse with
 // +i and a 1/L), the last dim of size 1 (real) or 2 (real, imaginary) as ONNX lays them out.
-#include <onnx/onnx_pb.h>
 
 #include <cmath>
 

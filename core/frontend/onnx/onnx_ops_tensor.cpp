@@ -1,6 +1,5 @@
 // ONNX shape and data-movement ops as registry ops: reshapes and views, slicing and gathering,
 // padding, tiling, triangular masks and casts.
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 
@@ -137,7 +136,7 @@ OnnxOutputs split(OnnxNode& c) {
   int64_t axis = c.axis(c.attrInt("axis", 0), s.size());
   Ints parts = c.attrInts("split");
   if (c.cx.opset >= 13 && c.has(1)) parts = c.intsInput(1, "Split's split");
-  int outputs = c.n.output_size();
+  int outputs = std::ssize(c.n.outputs);
   if (parts.empty()) {
     int64_t n = s[static_cast<size_t>(axis)];
     int64_t count = c.attr("num_outputs") ? c.attrInt("num_outputs", outputs) : outputs;
@@ -188,7 +187,7 @@ OnnxOutputs pad(OnnxNode& c) {
   size_t r = c.rank(x);
   std::string mode = c.attrString("mode", "constant");
   Ints pads = c.cx.opset >= 11 ? c.intsInput(1, "Pad's pads") : c.attrInts("pads");
-  double value = c.cx.opset >= 11 ? (c.has(2) ? c.cx.constant(c.n.input(2), "Pad's constant_value").data.at(0) : 0.0) : c.attrFloat("value", 0);
+  double value = c.cx.opset >= 11 ? (c.has(2) ? c.cx.constant(c.n.inputs[2], "Pad's constant_value").data.at(0) : 0.0) : c.attrFloat("value", 0);
   Ints axes;
   if (c.has(3)) {
     for (int64_t a : c.intsInput(3, "Pad's axes")) axes.push_back(c.axis(a, r));
@@ -321,13 +320,13 @@ OnnxOutputs squeezeLike(OnnxNode& c, bool unsqueeze) {
 void addTensorImporters(OnnxImporters& m) {
   m["Identity"] = [](OnnxNode& c) -> OnnxOutputs { return {c.in(0)}; };
   m["Dropout"] = [](OnnxNode& c) -> OnnxOutputs {  // inference (or a ratio of 0): identity, and a mask of all true
-    bool training = c.has(2) && c.cx.constant(c.n.input(2), "training_mode").data.at(0) != 0;
-    if (training && !(c.has(1) && c.cx.constant(c.n.input(1), "Dropout's ratio").data.at(0) == 0))
+    bool training = c.has(2) && c.cx.constant(c.n.inputs[2], "training_mode").data.at(0) != 0;
+    if (training && !(c.has(1) && c.cx.constant(c.n.inputs[1], "Dropout's ratio").data.at(0) == 0))
       throw OnnxUnsupported("Dropout with training_mode=true is not supported (its mask is random)");
     if (c.attrInt("is_test", 1) == 0 && c.cx.opset < 7) throw OnnxUnsupported("Dropout with is_test=0 is not supported");
     ValueId x = c.in(0);
     OnnxOutputs out{x};
-    if (c.n.output_size() > 1) {
+    if (std::ssize(c.n.outputs) > 1) {
       Shape s = c.shape(x);
       out.push_back(c.emit("full", {}, {{"shape", s}, {"value", 1.0}, {"dtype", std::string("bool")}}));
     }
@@ -375,7 +374,7 @@ void addTensorImporters(OnnxImporters& m) {
   };
   m["Concat"] = [](OnnxNode& c) -> OnnxOutputs {
     std::vector<ValueId> ins;
-    for (int i = 0; i < c.n.input_size(); ++i)
+    for (int i = 0; i < std::ssize(c.n.inputs); ++i)
       if (c.has(i) && numelOf(c.sizes(c.in(i))) > 0) ins.push_back(c.in(i));  // empty inputs add nothing
     if (ins.empty()) ins.push_back(c.in(0));
     int64_t axis = c.axis(c.attrInt("axis", 0), c.rank(ins[0]));

@@ -2,7 +2,6 @@
 // every (tensor, gradient, state) group of their inputs with the formulas of the ONNX operator
 // spec. The learning rate R and the step count T are run-time inputs, so the bias corrections
 // and T > 0 selections are ops of the graph, not folded.
-#include <onnx/onnx_pb.h>
 
 #include "core/frontend/onnx/onnx_ops.h"
 #include "core/ir/error.h"
@@ -19,12 +18,12 @@ struct OptimizerInputs {
 };
 
 OptimizerInputs optimizerInputs(OnnxNode& c, size_t groups) {
-  if (c.n.input_size() < 2 || (c.n.input_size() - 2) % groups != 0 || c.n.input_size() == 2)
-    throw Error(c.n.op_type() + " needs R, T and " + std::to_string(groups) + " inputs per tensor");
+  if (std::ssize(c.n.inputs) < 2 || (std::ssize(c.n.inputs) - 2) % groups != 0 || std::ssize(c.n.inputs) == 2)
+    throw Error(c.n.opType + " needs R, T and " + std::to_string(groups) + " inputs per tensor");
   OptimizerInputs o;
-  o.n = static_cast<size_t>(c.n.input_size() - 2) / groups;
+  o.n = static_cast<size_t>(std::ssize(c.n.inputs) - 2) / groups;
   DType t = c.dtype(c.in(2));
-  if (!isFloating(t)) throw Error(c.n.op_type() + " updates floating-point tensors only");
+  if (!isFloating(t)) throw Error(c.n.opType + " updates floating-point tensors only");
   o.r = c.cast(c.in(0), t);
   o.t = c.cast(c.in(1), t);
   return o;

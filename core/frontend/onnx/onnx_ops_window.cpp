@@ -5,7 +5,6 @@
 // the batch, so a 3-D convolution is k_d 2-D ones summed (a pool: k_d pools combined). Dilated
 // pooling, which the 2-D pools lack, combines one strided slice per window tap. A transposed
 // convolution is the convolution of the stride-dilated input with the flipped, transposed weight.
-#include <onnx/onnx_pb.h>
 
 #include <cmath>
 
@@ -400,7 +399,7 @@ OnnxOutputs maxPool(OnnxNode& c) {
   if (t == DType::Bool) throw OnnxUnsupported("max pooling of bool tensors is not supported");
   if (!isFloating(t)) x = c.cast(x, DType::F32);  // exact for the integer types ONNX pools (int8, uint8)
   Window w = windowOf(c, spatialOf(c, x), c.attrInts("kernel_shape"), true);
-  OnnxOutputs y = c.n.output_size() > 1 && !c.n.output(1).empty() ? maxPoolWithIndices(c, x, w) : OnnxOutputs{maxPooled(c, x, w)};
+  OnnxOutputs y = std::ssize(c.n.outputs) > 1 && !c.n.outputs[1].empty() ? maxPoolWithIndices(c, x, w) : OnnxOutputs{maxPooled(c, x, w)};
   y[0] = c.cast(y[0], t);
   return y;
 }
