@@ -148,6 +148,9 @@ const char* kRunHelp =
     "  --no-fusion       one kernel per loop-IR node (to compare fusion decisions)\n"
     "  --partitioner P   mincut (default) or default: how the training graph is split into forward and backward\n"
     "  --no-check        skip the comparison with the interpreter (large benchmark shapes)\n"
+    "  --no-cuda-graphs  cuda: launch every kernel of every timed iteration (default: the timed iterations\n"
+    "                    replay a CUDA graph captured from one iteration; the per-kernel profile then comes\n"
+    "                    from 3 eager iterations before them)\n"
     "  --session FILE    record the stages, the compiled code and every iteration's kernel times in a session file\n"
     "  --session-id N    add this run to session N of FILE (its stages are already recorded) instead of a new session\n"
     "  --max-memory SIZE memory budget for tensors and buffers (e.g. 8G, 512M; default: half of physical RAM);\n"
@@ -416,7 +419,9 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
   }
   bool check = !a.flag("--no-check");
   hooks = progress.wrap(hooks, iters);
-  RunReport r = findBackend(target).run(p, {iters, static_cast<uint64_t>(seed), static_cast<unsigned>(threads), check}, hooks);
+  RunOptions options{iters, static_cast<uint64_t>(seed), static_cast<unsigned>(threads), check};
+  options.cudaGraphs = !a.flag("--no-cuda-graphs");
+  RunReport r = findBackend(target).run(p, options, hooks);
   progress.clear();
   if (session) std::printf("recorded as session %lld in %s\n", static_cast<long long>(session->id()), session->path().c_str());
   double pipelineMs = 0;
@@ -456,6 +461,11 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
   }
   std::printf("kernels total %.4f ms/iter; step %.4f ms/iter; %zu kernels; peak intermediate memory %lld bytes\n", total,
               r.msPerIter, r.kernels.size(), static_cast<long long>(r.peakIntermediateBytes));
+  for (const std::string& note : r.notes) std::printf("%s\n", note.c_str());
+  if (r.deviceMsPerIter > 0) std::printf("device %.4f ms/iter (events around each graph's iteration)\n", r.deviceMsPerIter);
+  if (r.graphKernels >= 0)
+    std::printf("CUDA graphs: %d kernels per iteration replayed by %zu graph launch%s instead of %d host launches\n", r.graphKernels,
+                p.modules(target).size(), p.modules(target).size() == 1 ? "" : "es", r.eagerLaunches);
   for (const OutputCheck& c : r.checks) {
     std::printf("check %-24s vs interpreter: max abs diff %.3g, max rel diff %.3g  %s", c.name.c_str(), c.diff.maxAbs,
                 c.diff.maxRel, c.ok ? "ok" : "MISMATCH");
@@ -471,7 +481,7 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
 int runCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kRunHelp, 0;
   Args a(argv, {"--target", "--iters", "--seed", "--dim", "--threads", "--session", "--session-id", "--partitioner", "--max-memory"},
-         {"--train", "--no-fusion", "--no-check"});
+         {"--train", "--no-fusion", "--no-check", "--no-cuda-graphs"});
   applyMemoryBudget(a);
   std::string model = modelArg(a, "run");
   std::string target = targetArg(a, "interp", true);

@@ -91,4 +91,5 @@ def main():
         err = (f(params) - cf(params)).abs().max().item()
     print("%.4f %.4f %d %d %.3g" % (timed(e, a.iters), timed(c, a.iters), kernels(e), kernels(c), err))
 
-main()
+if __name__ == "__main__":
+    main()

@@ -31,6 +31,7 @@ struct RunOptions {
   uint64_t seed = 0;     // of the random inputs
   unsigned threads = 0;  // CPU worker threads (0: one per hardware thread)
   bool check = true;     // compare with the interpreter
+  bool cudaGraphs = true;  // CUDA: time iterations replayed from a captured graph
 };
 
 class Backend {

@@ -2,11 +2,14 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
 #include "core/ir/element_storage.h"
 #include "core/ir/error.h"
+#include "core/runtime/cudnn_convolution.h"
 #include "core/runtime/index_fault.h"
 
 namespace fusebox {
@@ -21,6 +24,9 @@ using CUmodule = void*;
 using CUfunction = void*;
 using CUevent = void*;
 using CUstream = void*;
+using CUgraph = void*;
+using CUgraphExec = void*;
+using CUgraphNode = void*;
 
 // The driver API and cuBLAS entry points Fusebox uses, resolved with dlopen.
 struct Cuda {
@@ -47,13 +53,28 @@ struct Cuda {
   CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuCtxSynchronize)();
   CUresult (*cuGetErrorString)(CUresult, const char**);
+  CUresult (*cuStreamCreate)(CUstream*, unsigned);
+  CUresult (*cuStreamSynchronize)(CUstream);
+  // CUDA graphs: one iteration's launches captured from the stream and replayed.
+  CUresult (*cuStreamBeginCapture)(CUstream, int);
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph*);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec*, CUgraph, unsigned long long);
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+  CUresult (*cuGraphGetNodes)(CUgraph, CUgraphNode*, size_t*);
+  CUresult (*cuGraphNodeGetType)(CUgraphNode, int*);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec);
+  CUresult (*cuGraphDestroy)(CUgraph);
   // cuBLAS (v2 API)
   int (*cublasCreate)(void**);
   int (*cublasSgemm)(void*, int, int, int, int, int, const float*, const float*, int, const float*, int, const float*, float*, int);
   int (*cublasSgemmStridedBatched)(void*, int, int, int, int, int, const float*, const float*, int, long long, const float*, int,
                                    long long, const float*, float*, int, long long, int);
+  int (*cublasSetStream)(void*, CUstream);
+  int (*cublasSetWorkspace)(void*, void*, size_t);
   void* blas = nullptr;
   CUcontext ctx = nullptr;
+  CUstream stream = nullptr;  // every launch of every executable, in order (the backward reads the forward's buffers)
+  bool graphs = false;        // the driver can capture and replay graphs
   std::string error;  // why it is unavailable
   bool ok = false;
 };
@@ -83,7 +104,12 @@ Cuda& cuda() {
               resolve(c.lib, "cuLaunchKernel", c.cuLaunchKernel) && resolve(c.lib, "cuEventCreate", c.cuEventCreate) &&
               resolve(c.lib, "cuEventRecord", c.cuEventRecord) && resolve(c.lib, "cuEventSynchronize", c.cuEventSynchronize) &&
               resolve(c.lib, "cuEventElapsedTime", c.cuEventElapsedTime) && resolve(c.lib, "cuEventDestroy_v2", c.cuEventDestroy) &&
-              resolve(c.lib, "cuCtxSynchronize", c.cuCtxSynchronize) && resolve(c.lib, "cuGetErrorString", c.cuGetErrorString);
+              resolve(c.lib, "cuCtxSynchronize", c.cuCtxSynchronize) && resolve(c.lib, "cuGetErrorString", c.cuGetErrorString) &&
+              resolve(c.lib, "cuStreamCreate", c.cuStreamCreate) && resolve(c.lib, "cuStreamSynchronize", c.cuStreamSynchronize);
+    c.graphs = resolve(c.lib, "cuStreamBeginCapture_v2", c.cuStreamBeginCapture) && resolve(c.lib, "cuStreamEndCapture", c.cuStreamEndCapture) &&
+               resolve(c.lib, "cuGraphInstantiateWithFlags", c.cuGraphInstantiateWithFlags) && resolve(c.lib, "cuGraphLaunch", c.cuGraphLaunch) &&
+               resolve(c.lib, "cuGraphGetNodes", c.cuGraphGetNodes) && resolve(c.lib, "cuGraphNodeGetType", c.cuGraphNodeGetType) &&
+               resolve(c.lib, "cuGraphExecDestroy", c.cuGraphExecDestroy) && resolve(c.lib, "cuGraphDestroy", c.cuGraphDestroy);
     if (!ok) {
       c.error = "the CUDA driver lacks an entry point Fusebox needs";
       return c;
@@ -100,7 +126,7 @@ Cuda& cuda() {
     for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so", "/usr/local/cuda/lib64/libcublas.so"})
       if ((c.blasLib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
     if (!c.blasLib || !resolve(c.blasLib, "cublasCreate_v2", c.cublasCreate) || !resolve(c.blasLib, "cublasSgemm_v2", c.cublasSgemm) ||
-        !resolve(c.blasLib, "cublasSgemmStridedBatched", c.cublasSgemmStridedBatched)) {
+        !resolve(c.blasLib, "cublasSgemmStridedBatched", c.cublasSgemmStridedBatched) || !resolve(c.blasLib, "cublasSetStream_v2", c.cublasSetStream)) {
       c.error = "cuBLAS not found (libcublas.so)";
       return c;
     }
@@ -109,6 +135,17 @@ Cuda& cuda() {
       c.error = "cublasCreate failed";
       return c;
     }
+    if (c.cuStreamCreate(&c.stream, 1) != 0 || c.cublasSetStream(c.blas, c.stream) != 0) {  // CU_STREAM_NON_BLOCKING
+      c.error = "cuStreamCreate failed";
+      return c;
+    }
+    // cuBLAS allocates no workspace of its own while a graph is being captured: it gets one.
+    CUdeviceptr workspace = 0;
+    constexpr size_t kBlasWorkspace = size_t{32} << 20;
+    if (c.graphs && resolve(c.blasLib, "cublasSetWorkspace_v2", c.cublasSetWorkspace) && c.cuMemAlloc(&workspace, kBlasWorkspace) == 0)
+      c.graphs = c.cublasSetWorkspace(c.blas, reinterpret_cast<void*>(workspace), kBlasWorkspace) == 0;
+    else
+      c.graphs = false;
     c.ok = true;
     return c;
   }();
@@ -156,6 +193,12 @@ struct CudaExecutable::Impl {
   std::vector<std::pair<CUevent, CUevent>> events;
   bool tableDirty = true;
   CUdeviceptr fault = 0;  // the module's fusebox_fault[3]
+  CUevent stepStart = nullptr, stepStop = nullptr;  // around a whole iteration
+  CUgraph graph = nullptr;                          // the captured iteration (replay())
+  CUgraphExec exec = nullptr;
+  // cuDNN's plan for each Conv launch (null: the prelude's direct kernel), and their workspace.
+  std::vector<std::unique_ptr<CudnnConvolution>> convPlans;
+  CUdeviceptr convWorkspace = 0;
 };
 
 CudaExecutable::CudaExecutable(const LoopProgram& program, const Schedule& schedule, const CudaModule& module,
@@ -199,12 +242,50 @@ CudaExecutable::CudaExecutable(const LoopProgram& program, const Schedule& sched
     check(c.cuEventCreate(&b, 0), "cuEventCreate");
     m.events.emplace_back(a, b);
   }
+  check(c.cuEventCreate(&m.stepStart, 0), "cuEventCreate");
+  check(c.cuEventCreate(&m.stepStop, 0), "cuEventCreate");
+  planConvolutions();
+}
+
+// Each convolution through cuDNN where it is present and has an FMA algorithm for it.
+void CudaExecutable::planConvolutions() {
+  Impl& m = *impl_;
+  m.convPlans.resize(m.module.launches.size());
+  std::string why;
+  int convs = 0, planned = 0;
+  size_t workspace = 0;
+  bool haveCudnn = !std::getenv("FUSEBOX_NO_CUDNN") && CudnnConvolution::available(cuda().stream, &why);
+  for (size_t i = 0; i < m.module.launches.size(); ++i) {
+    const CudaLaunch& l = m.module.launches[i];
+    if (l.kind != CudaLaunch::Kind::Conv) continue;
+    ++convs;
+    if (!haveCudnn) continue;
+    ConvDirection d = l.name == "fb_conv2d" ? ConvDirection::Forward : l.name == "fb_conv2d_input_grad" ? ConvDirection::InputGrad
+                                                                                                      : ConvDirection::WeightGrad;
+    std::string whyNot;
+    m.convPlans[i] = CudnnConvolution::plan(d, l.ints, &whyNot);
+    if (!m.convPlans[i]) {
+      if (why.empty()) why = whyNot;
+      continue;
+    }
+    ++planned;
+    workspace = std::max(workspace, m.convPlans[i]->workspaceBytes());
+  }
+  if (workspace) check(cuda().cuMemAlloc(&m.convWorkspace, workspace), "cuMemAlloc(cuDNN workspace)");
+  if (convs)
+    convolutions_ = "convolutions: " + std::to_string(planned) + " of " + std::to_string(convs) + " through cuDNN" +
+                    (planned < convs ? " (" + (why.empty() ? std::string("FUSEBOX_NO_CUDNN") : why) + "; the rest direct prelude kernels)" : "");
 }
 
 CudaExecutable::~CudaExecutable() {
   Cuda& c = cuda();
   if (!c.ok) return;
+  dropGraph();
   for (auto& [a, b] : impl_->events) c.cuEventDestroy(a), c.cuEventDestroy(b);
+  for (CUevent e : {impl_->stepStart, impl_->stepStop})
+    if (e) c.cuEventDestroy(e);
+  impl_->convPlans.clear();
+  if (impl_->convWorkspace) c.cuMemFree(impl_->convWorkspace);
   for (CUdeviceptr d : impl_->owned) c.cuMemFree(d);
   if (impl_->deviceTable) c.cuMemFree(impl_->deviceTable);
   if (impl_->mod) c.cuModuleUnload(impl_->mod);
@@ -226,6 +307,8 @@ void CudaExecutable::setInput(size_t index, const Tensor& t) {
   if (t.numel() != b.layout.numel() || t.dtype != b.dtype) throw Error("CUDA runtime: input '" + b.name + "' has the wrong size or dtype");
   std::vector<unsigned char> bytes = toBytes(t, b);
   check(cuda().cuMemcpyHtoD(m.table[m.slot.at(b.name)], bytes.data(), static_cast<size_t>(b.bytes())), "cuMemcpyHtoD(" + b.name + ")");
+  // a copy from pageable memory may still be in flight, and the launch stream does not wait for it
+  check(cuda().cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
 void CudaExecutable::setInputs(const std::vector<Tensor>& inputs) {
@@ -241,25 +324,35 @@ void CudaExecutable::linkInput(size_t index, const CudaExecutable& from, size_t 
   if (m.program.buffer(dst).bytes() != f.program.buffer(src).bytes()) throw Error("CUDA runtime: cannot link '" + src + "' to '" + dst + "'");
   m.table[m.slot.at(dst)] = f.table[f.slot.at(src)];
   m.tableDirty = true;
+  dropGraph();  // the captured cuBLAS and convolution launches hold buffer addresses
 }
 
-void CudaExecutable::run() {
+void CudaExecutable::dropGraph() {
   Cuda& c = cuda();
   Impl& m = *impl_;
-  if (m.tableDirty) {
-    check(c.cuMemcpyHtoD(m.deviceTable, m.table.data(), m.table.size() * sizeof(CUdeviceptr)), "cuMemcpyHtoD(buffer table)");
-    m.tableDirty = false;
-  }
-  // The first launch's start event is the run's origin on the device; the host clock then stands
-  // for it (the previous run ended in a synchronize), so kernels of two graphs share one axis.
-  double hostStart = steadyNowMs();
-  for (const CudaLaunch& l : m.module.launches) {
+  if (m.exec) c.cuGraphExecDestroy(m.exec);
+  if (m.graph) c.cuGraphDestroy(m.graph);
+  m.exec = nullptr;
+  m.graph = nullptr;
+  graphKernels_ = -1;
+}
+
+// One iteration's launches on the stream, each between its kernel's events when `profiled`.
+void CudaExecutable::launchAll(bool profiled) {
+  Cuda& c = cuda();
+  Impl& m = *impl_;
+  launches_ = 0;
+  for (size_t index = 0; index < m.module.launches.size(); ++index) {
+    const CudaLaunch& l = m.module.launches[index];
     auto [start, stop] = m.events[l.kernel];
-    profile_[l.kernel].lastLaunchMs = steadyNowMs();
-    check(c.cuEventRecord(start, nullptr), "cuEventRecord");
+    if (profiled) {
+      profile_[l.kernel].lastLaunchMs = steadyNowMs();
+      check(c.cuEventRecord(start, c.stream), "cuEventRecord");
+    }
     auto launch = [&](const std::string& fn, int64_t grid, int64_t block, void** args, int64_t blockY = 1) {
+      ++launches_;
       check(c.cuLaunchKernel(m.functions.at(fn), static_cast<unsigned>(grid), 1, 1, static_cast<unsigned>(block),
-                             static_cast<unsigned>(blockY), 1, 0, nullptr, args, nullptr),
+                             static_cast<unsigned>(blockY), 1, 0, c.stream, args, nullptr),
             "cuLaunchKernel(" + fn + ")");
     };
     switch (l.kind) {
@@ -284,6 +377,7 @@ void CudaExecutable::run() {
                                                        &one, B, ldb, l.k * l.m, A, lda, l.n * l.k, &zero, C, static_cast<int>(l.m),
                                                        l.n * l.m, static_cast<int>(l.batch));
         if (status != 0) throw Error("cuBLAS: sgemm failed with status " + std::to_string(status));
+        ++launches_;
         break;
       }
       case CudaLaunch::Kind::Conv: {
@@ -298,7 +392,13 @@ void CudaExecutable::run() {
             l.lower, l.upper, l.lo, l.hi, l.silu};
         std::memcpy(p.f, l.ints.data(), sizeof p.f);
         void* args[] = {&p};
-        launch(l.name, l.grid, 256, args);
+        if (const CudnnConvolution* plan = m.convPlans[index].get()) {
+          plan->run(p.x, p.w, p.y, m.convWorkspace);
+          ++launches_;
+          if (p.bias || p.res || p.lower || p.upper || p.silu) launch("fb_conv2d_epilogue", l.grid, 256, args);
+        } else {
+          launch(l.name, l.grid, 256, args);
+        }
         break;
       }
       case CudaLaunch::Kind::Pool: {
@@ -323,16 +423,47 @@ void CudaExecutable::run() {
         break;
       }
     }
-    check(c.cuEventRecord(stop, nullptr), "cuEventRecord");
+    if (profiled) check(c.cuEventRecord(stop, c.stream), "cuEventRecord");
   }
-  check(c.cuCtxSynchronize(), "kernel execution");
+}
+
+void CudaExecutable::uploadTable() {
+  Impl& m = *impl_;
+  if (!m.tableDirty) return;
+  check(cuda().cuMemcpyHtoD(m.deviceTable, m.table.data(), m.table.size() * sizeof(CUdeviceptr)), "cuMemcpyHtoD(buffer table)");
+  check(cuda().cuCtxSynchronize(), "cuCtxSynchronize");
+  m.tableDirty = false;
+}
+
+// Waits for the iteration, raises an index fault a kernel recorded, and reads the step's time.
+void CudaExecutable::finish() {
+  Cuda& c = cuda();
+  Impl& m = *impl_;
+  check(c.cuEventRecord(m.stepStop, c.stream), "cuEventRecord");
+  check(c.cuStreamSynchronize(c.stream), "kernel execution");
   int64_t fault[3] = {0, 0, 0};
   check(c.cuMemcpyDtoH(fault, m.fault, sizeof fault), "cuMemcpyDtoH(fusebox_fault)");
   if (fault[0] != 0) {
     const int64_t none[3] = {0, 0, 0};
     check(c.cuMemcpyHtoD(m.fault, none, sizeof none), "cuMemcpyHtoD(fusebox_fault)");
+    check(c.cuCtxSynchronize(), "cuCtxSynchronize");
     throwIfIndexFault(fault, m.module.indexChecks);
   }
+  float ms = 0;
+  check(c.cuEventElapsedTime(&ms, m.stepStart, m.stepStop), "cuEventElapsedTime");
+  lastDeviceMs_ = ms;
+}
+
+void CudaExecutable::run() {
+  Cuda& c = cuda();
+  Impl& m = *impl_;
+  uploadTable();
+  // The first launch's start event is the run's origin on the device; the host clock then stands
+  // for it (the previous run ended in a synchronize), so kernels of two graphs share one axis.
+  double hostStart = steadyNowMs();
+  check(c.cuEventRecord(m.stepStart, c.stream), "cuEventRecord");
+  launchAll(true);
+  finish();
   for (const CudaLaunch& l : m.module.launches) {
     float ms = 0;
     check(c.cuEventElapsedTime(&ms, m.events[l.kernel].first, m.events[l.kernel].second), "cuEventElapsedTime");
@@ -342,6 +473,41 @@ void CudaExecutable::run() {
     check(c.cuEventElapsedTime(&fromOrigin, m.events[m.module.launches.front().kernel].first, m.events[l.kernel].first), "cuEventElapsedTime");
     profile_[l.kernel].lastStartMs = hostStart + fromOrigin;
   }
+}
+
+bool cudaGraphsAvailable() { return cuda().ok && cuda().graphs; }
+
+void CudaExecutable::replay() {
+  Cuda& c = cuda();
+  Impl& m = *impl_;
+  if (!c.graphs) throw Error("CUDA runtime: this driver cannot capture graphs (run without --cuda-graphs)");
+  uploadTable();
+  if (!m.exec) {  // capture one iteration's launches (no events: they would be graph nodes too)
+    check(c.cuStreamBeginCapture(c.stream, 1), "cuStreamBeginCapture");  // CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+    try {
+      launchAll(false);
+    } catch (...) {
+      CUgraph broken = nullptr;
+      c.cuStreamEndCapture(c.stream, &broken);
+      if (broken) c.cuGraphDestroy(broken);
+      throw;
+    }
+    check(c.cuStreamEndCapture(c.stream, &m.graph), "cuStreamEndCapture");
+    check(c.cuGraphInstantiateWithFlags(&m.exec, m.graph, 0), "cuGraphInstantiateWithFlags");
+    size_t n = 0;
+    check(c.cuGraphGetNodes(m.graph, nullptr, &n), "cuGraphGetNodes");
+    std::vector<CUgraphNode> nodes(n);
+    check(c.cuGraphGetNodes(m.graph, nodes.data(), &n), "cuGraphGetNodes");
+    graphKernels_ = 0;
+    for (CUgraphNode node : nodes) {
+      int type = -1;
+      check(c.cuGraphNodeGetType(node, &type), "cuGraphNodeGetType");
+      graphKernels_ += type == 0;  // CU_GRAPH_NODE_TYPE_KERNEL: cuBLAS's own kernels included
+    }
+  }
+  check(c.cuEventRecord(m.stepStart, c.stream), "cuEventRecord");
+  check(c.cuGraphLaunch(m.exec, c.stream), "cuGraphLaunch");
+  finish();
 }
 
 std::vector<Tensor> CudaExecutable::outputs() const {

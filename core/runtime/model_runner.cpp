@@ -43,7 +43,8 @@ namespace {
 // Runs compiled graphs (CPU or CUDA executables), times them and checks them.
 template <class Exe>
 void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes, int iters, uint64_t seed, bool check,
-                     RunReport& report, const RunHooks& hooks) {
+                     RunReport& report, const RunHooks& hooks, bool replay = false) {
+  constexpr bool kOnDevice = requires(Exe& e) { e.lastDeviceMs(); };
   report.checked = check;
   report.iters = iters;
   const Graph& traced = p.traced();
@@ -67,11 +68,26 @@ void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes,
     for (size_t i = 0; i < numSaved; ++i) exes[1]->linkInput(i, *exes[0], numFwd + i);
     for (size_t i = 0; i < tangents.size(); ++i) exes[1]->setInput(numSaved + i, tangents[i]);
   }
+  double deviceMs = 0;
   auto step = [&] {
-    for (auto& e : exes) e->run();
+    for (auto& e : exes) {
+      e->run();
+      if constexpr (kOnDevice) deviceMs += e->lastDeviceMs();
+    }
   };
   step();  // warm-up
   for (auto& e : exes) e->resetProfile();
+  replay = replay && !hooks.iteration;  // an observer samples every iteration's kernels
+  int profiledIters = iters;
+  if constexpr (kOnDevice) {
+    if (replay) {  // the per-kernel profile from eager iterations; the timed ones replay graphs
+      profiledIters = std::min(iters, 3);
+      for (int i = 0; i < profiledIters; ++i) step();
+      report.eagerLaunches = 0;
+      for (auto& e : exes) report.eagerLaunches += e->launchesPerRun();
+    }
+  }
+  deviceMs = 0;
   std::vector<double> before;  // each kernel's total before this iteration
   auto sample = [&](int iteration) {
     std::vector<KernelRow> rows;
@@ -96,6 +112,12 @@ void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes,
   double observed = 0;  // time spent in the observer, not counted in the step time
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < iters; ++i) {
+    if constexpr (kOnDevice) {
+      if (replay) {
+        for (auto& e : exes) e->replay(), deviceMs += e->lastDeviceMs();
+        continue;
+      }
+    }
     step();
     if (hooks.iteration) {
       auto s0 = std::chrono::steady_clock::now();
@@ -104,10 +126,17 @@ void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes,
     }
   }
   report.msPerIter = (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() - observed) / iters;
+  report.deviceMsPerIter = deviceMs / iters;
+  if constexpr (kOnDevice) {
+    if (replay) {
+      report.graphKernels = 0;
+      for (auto& e : exes) report.graphKernels += e->graphKernels();
+    }
+  }
 
   for (size_t g = 0; g < exes.size(); ++g)
     for (const KernelProfile& k : exes[g]->profile()) {
-      KernelRow row{p.graphName(g), k.name, k.totalMs / iters, static_cast<double>(k.calls) / iters, k.bytes, 0};
+      KernelRow row{p.graphName(g), k.name, k.totalMs / profiledIters, static_cast<double>(k.calls) / profiledIters, k.bytes, 0};
       row.gbPerSec = row.msPerIter > 0 ? k.bytes / (row.msPerIter * 1e6) : 0;
       report.kernels.push_back(row);
     }
@@ -162,7 +191,7 @@ RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads
   return report;
 }
 
-RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check, const RunHooks& hooks) {
+RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check, const RunHooks& hooks, bool graphs) {
   std::string why;
   if (!cudaDeviceAvailable(&why)) throw Error("--target cuda: " + why + " (the CUDA code is still generated and compiled: `fusebox dump MODEL --stage cuda`)");
   RunReport report;
@@ -178,9 +207,10 @@ RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check, con
       hooks.compiled(p.graphName(i), "sass", disassembleSass(compiled->ptx, cc).text);
     }
     exes.push_back(std::make_unique<CudaExecutable>(p.loops()[i], p.schedules()[i], modules[i].as<CudaModule>(), compiled));
+    if (!exes.back()->convolutions().empty()) report.notes.push_back(p.graphName(i) + " " + exes.back()->convolutions());
     report.peakIntermediateBytes += p.schedules()[i].memory.peakIntermediateBytes;
   }
-  measureAndCheck(p, exes, iters, seed, check, report, hooks);
+  measureAndCheck(p, exes, iters, seed, check, report, hooks, graphs && cudaGraphsAvailable());
   return report;
 }
 

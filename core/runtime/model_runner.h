@@ -39,6 +39,12 @@ struct RunReport {
   std::vector<KernelRow> kernels;
   std::vector<OutputCheck> checks;
   double msPerIter = 0;      // whole step, wall clock
+  double deviceMsPerIter = 0;  // CUDA: whole step on the device, events around each graph's iteration
+  // CUDA graphs (timed iterations replayed from one capture per graph): kernels per iteration in
+  // the graphs, cuBLAS's own included, and the launches the host made per eager iteration. -1 off.
+  int graphKernels = -1;
+  int eagerLaunches = -1;
+  std::vector<std::string> notes;  // per graph, how the backend ran it (CUDA: cuDNN or not)
   double compileMs = 0;
   bool fromCache = false;
   int64_t peakIntermediateBytes = 0;
@@ -60,7 +66,9 @@ struct RunHooks {
 RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads = 0, bool check = true, const RunHooks& hooks = {});
 // CUDA C++ from the same schedules, NVRTC to PTX for the device, driver API + cuBLAS. Throws
 // Error naming what is missing when there is no GPU.
-RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check = true, const RunHooks& hooks = {});
+// With `graphs` (and no per-iteration observer), the timed iterations replay CUDA graphs and the
+// per-kernel profile comes from a few eager iterations before them.
+RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check = true, const RunHooks& hooks = {}, bool graphs = true);
 
 // Tolerance for comparing f32 compiled results with the interpreter (reassociated sums).
 bool closeForDType(const Tensor& got, const Tensor& want);

@@ -280,3 +280,31 @@ TEST(CudaSass, AssemblesWithPtxasAndDisassemblesOrSaysWhatIsMissing) {
     EXPECT_NE(none.text.find("SASS needs ptxas and nvdisasm"), std::string::npos) << none.text;
   }
 }
+
+// The timed iterations replay one CUDA graph per compiled graph (the check then reads what a
+// replay computed), and convolutions run through cuDNN where it is present; with FUSEBOX_NO_CUDNN
+// they run the prelude's direct kernels. Both agree with the interpreter, at odd sizes too.
+TEST(CudaRuntime, GraphReplaysAndCudnnConvolutionsMatchTheInterpreter) {
+  std::string why;
+  if (!nvrtcAvailable() || !cudaDeviceAvailable(&why)) GTEST_SKIP() << "no GPU here: " << why;
+  for (bool cudnnOff : {false, true}) {
+    if (cudnnOff) ::setenv("FUSEBOX_NO_CUDNN", "1", 1);
+    for (const char* model : {"lenet", "resnet_block"}) {
+      ModelDef def = loadModel(model);
+      PipelineConfig cfg;
+      for (const auto& [name, defaultSize] : def.dims) cfg.trace.dims[name] = 3;
+      cfg.train = true;
+      Pipeline p(def, cfg);
+      p.runAll();
+      RunReport r = runOnCuda(p, 2, 7);
+      ASSERT_FALSE(r.checks.empty());
+      for (const OutputCheck& c : r.checks) EXPECT_TRUE(c.ok) << model << (cudnnOff ? " direct " : " cuDNN ") << c.name << ": max abs " << c.diff.maxAbs;
+      if (cudaGraphsAvailable()) {
+        EXPECT_GT(r.graphKernels, 0);
+        EXPECT_GE(r.eagerLaunches, static_cast<int>(r.kernels.size()));
+      }
+      EXPECT_EQ(r.notes.empty(), false) << "a model with convolutions says how they ran";
+    }
+  }
+  ::unsetenv("FUSEBOX_NO_CUDNN");
+}

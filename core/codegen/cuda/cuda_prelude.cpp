@@ -133,6 +133,20 @@ extern "C" __global__ void fb_conv2d(FbConv c) {
     c.y[i] = acc;
   }
 }
+// The forward's epilogue on its own, in place on y, after a cuDNN convolution (the same order of
+// operations as fb_conv2d's).
+extern "C" __global__ void fb_conv2d_epilogue(FbConv c) {
+  fb_i64 total = c.N * c.O * c.OH * c.OW;
+  for (fb_i64 i = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (fb_i64)gridDim.x * blockDim.x) {
+    float acc = c.y[i];
+    if (c.bias) acc = acc + c.bias[(i / (c.OW * c.OH)) % c.O];
+    if (c.res) acc = acc + c.res[i];
+    if (c.silu) acc = acc * (1.0f / (fb_exp(-acc) + 1.0f));
+    if (c.lower) acc = fb_max(acc, c.lo);
+    if (c.upper) acc = fb_min(acc, c.hi);
+    c.y[i] = acc;
+  }
+}
 // dx[n, cin, ih, iw] = sum over (o, kh, kw) whose tap lands on (ih, iw); x holds the output gradient.
 extern "C" __global__ void fb_conv2d_input_grad(FbConv c) {
   fb_i64 total = c.N * c.C * c.H * c.W, cpg = c.C / c.groups, opg = c.O / c.groups;
