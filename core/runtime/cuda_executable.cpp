@@ -136,7 +136,7 @@ Cuda& cuda() {
       return c;
     }
     if (c.cuStreamCreate(&c.stream, 1) != 0 || c.cublasSetStream(c.blas, c.stream) != 0) {  // CU_STREAM_NON_BLOCKING
-      c.error = "cuStreamCreate failed";
+      c.error = "cuStreamCreate or cublasSetStream failed";
       return c;
     }
     // cuBLAS allocates no workspace of its own while a graph is being captured: it gets one.
@@ -192,6 +192,7 @@ struct CudaExecutable::Impl {
   std::map<std::string, CUfunction> functions;
   std::vector<std::pair<CUevent, CUevent>> events;
   bool tableDirty = true;
+  bool copiesInFlight = false;  // host-to-device copies since the last run (uploadTable waits for them)
   CUdeviceptr fault = 0;  // the module's fusebox_fault[3]
   CUevent stepStart = nullptr, stepStop = nullptr;  // around a whole iteration
   CUgraph graph = nullptr;                          // the captured iteration (replay())
@@ -307,8 +308,7 @@ void CudaExecutable::setInput(size_t index, const Tensor& t) {
   if (t.numel() != b.layout.numel() || t.dtype != b.dtype) throw Error("CUDA runtime: input '" + b.name + "' has the wrong size or dtype");
   std::vector<unsigned char> bytes = toBytes(t, b);
   check(cuda().cuMemcpyHtoD(m.table[m.slot.at(b.name)], bytes.data(), static_cast<size_t>(b.bytes())), "cuMemcpyHtoD(" + b.name + ")");
-  // a copy from pageable memory may still be in flight, and the launch stream does not wait for it
-  check(cuda().cuCtxSynchronize(), "cuCtxSynchronize");
+  m.copiesInFlight = true;
 }
 
 void CudaExecutable::setInputs(const std::vector<Tensor>& inputs) {
@@ -427,12 +427,17 @@ void CudaExecutable::launchAll(bool profiled) {
   }
 }
 
+// Before a run: the buffer table if it changed, then one wait for the host copies (a copy from
+// pageable memory may still be in flight, and the launch stream does not wait for it).
 void CudaExecutable::uploadTable() {
   Impl& m = *impl_;
-  if (!m.tableDirty) return;
-  check(cuda().cuMemcpyHtoD(m.deviceTable, m.table.data(), m.table.size() * sizeof(CUdeviceptr)), "cuMemcpyHtoD(buffer table)");
-  check(cuda().cuCtxSynchronize(), "cuCtxSynchronize");
-  m.tableDirty = false;
+  if (m.tableDirty) {
+    check(cuda().cuMemcpyHtoD(m.deviceTable, m.table.data(), m.table.size() * sizeof(CUdeviceptr)), "cuMemcpyHtoD(buffer table)");
+    m.tableDirty = false;
+    m.copiesInFlight = true;
+  }
+  if (m.copiesInFlight) check(cuda().cuCtxSynchronize(), "cuCtxSynchronize");
+  m.copiesInFlight = false;
 }
 
 // Waits for the iteration, raises an index fault a kernel recorded, and reads the step's time.
@@ -446,7 +451,7 @@ void CudaExecutable::finish() {
   if (fault[0] != 0) {
     const int64_t none[3] = {0, 0, 0};
     check(c.cuMemcpyHtoD(m.fault, none, sizeof none), "cuMemcpyHtoD(fusebox_fault)");
-    check(c.cuCtxSynchronize(), "cuCtxSynchronize");
+    m.copiesInFlight = true;
     throwIfIndexFault(fault, m.module.indexChecks);
   }
   float ms = 0;
@@ -480,7 +485,7 @@ bool cudaGraphsAvailable() { return cuda().ok && cuda().graphs; }
 void CudaExecutable::replay() {
   Cuda& c = cuda();
   Impl& m = *impl_;
-  if (!c.graphs) throw Error("CUDA runtime: this driver cannot capture graphs (run without --cuda-graphs)");
+  if (!c.graphs) throw Error("CUDA runtime: this driver cannot capture graphs (run with --no-cuda-graphs)");
   uploadTable();
   if (!m.exec) {  // capture one iteration's launches (no events: they would be graph nodes too)
     check(c.cuStreamBeginCapture(c.stream, 1), "cuStreamBeginCapture");  // CU_STREAM_CAPTURE_MODE_THREAD_LOCAL

@@ -85,8 +85,8 @@ std::vector<std::string> candidates() {
   return out;
 }
 
-Cudnn& cudnn(void* stream) {
-  static Cudnn c = [stream] {
+Cudnn& cudnn() {
+  static Cudnn c = [] {
     Cudnn c{};
     std::string dir;
     for (const std::string& path : candidates()) {
@@ -120,17 +120,11 @@ Cudnn& cudnn(void* stream) {
       c.error = std::string("cudnnCreate failed: ") + c.errorString(s);
       return c;
     }
-    if (Status s = c.setStream(c.handle, stream); s != 0) {
-      c.error = std::string("cudnnSetStream failed: ") + c.errorString(s);
-      return c;
-    }
     c.ok = true;
     return c;
   }();
   return c;
 }
-
-Cudnn& loaded() { return cudnn(nullptr); }  // after available() made it on the right stream
 
 const char* algoName(ConvDirection d, int algo) {
   static const char* const fwd[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
@@ -148,13 +142,18 @@ const char* algoName(ConvDirection d, int algo) {
 }  // namespace
 
 bool CudnnConvolution::available(void* stream, std::string* why) {
-  Cudnn& c = cudnn(stream);
+  Cudnn& c = cudnn();
+  if (c.ok)
+    if (Status s = c.setStream(c.handle, stream); s != 0) {
+      if (why) *why = std::string("cudnnSetStream failed: ") + c.errorString(s);
+      return false;
+    }
   if (why) *why = c.error;
   return c.ok;
 }
 
 std::unique_ptr<CudnnConvolution> CudnnConvolution::plan(ConvDirection direction, const std::vector<int64_t>& f, std::string* why) {
-  Cudnn& c = loaded();
+  Cudnn& c = cudnn();
   auto fail = [why](const std::string& what) {
     if (why) *why = what;
     return nullptr;
@@ -190,7 +189,7 @@ std::unique_ptr<CudnnConvolution> CudnnConvolution::plan(ConvDirection direction
 }
 
 CudnnConvolution::~CudnnConvolution() {
-  Cudnn& c = loaded();
+  Cudnn& c = cudnn();
   if (!c.ok) return;
   if (xDesc_) c.destroyTensor(xDesc_);
   if (yDesc_) c.destroyTensor(yDesc_);
@@ -204,7 +203,7 @@ std::string CudnnConvolution::algorithm() const {
 }
 
 void CudnnConvolution::run(uint64_t x, uint64_t w, uint64_t y, uint64_t workspace) const {
-  Cudnn& c = loaded();
+  Cudnn& c = cudnn();
   const float one = 1.0f, zero = 0.0f;
   auto ptr = [](uint64_t p) { return reinterpret_cast<void*>(p); };
   Status s = 0;

@@ -18,7 +18,8 @@ enum class ConvDirection { Forward, InputGrad, WeightGrad };
 
 class CudnnConvolution {
 public:
-  // Whether libcudnn was found and a handle made on `stream`; `why` says what is missing.
+  // Whether libcudnn was found and its handle made; later plans run on `stream`. `why` says what
+  // is missing.
   static bool available(void* stream, std::string* why = nullptr);
 
   // A plan for one convolution of the prelude's 16 FbConv fields (N, C, H, W, O, KH, KW, OH, OW,
