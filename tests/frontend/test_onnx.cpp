@@ -362,7 +362,9 @@ TEST(OnnxLoader, ShapeArithmeticFoldsGatherOfShapeAndSliceToTheEnd) {
 }
 
 // Only a model's weights are trained: initializers (and Identity copies of them), not Constant
-// nodes, values folded at import, integer tensors, batch-norm statistics or Clip's bounds.
+// nodes, values folded at import, integer tensors, batch-norm statistics or Clip's bounds. An op of
+// a weight is not folded: the weight behind it trains (the TorchScript exporter without constant
+// folding writes each Linear as Transpose(weight) -> MatMul).
 TEST(OnnxLoader, OnlyWeightsAreTrainable) {
   proto::ModelProto m = modelWithInput({2, 3, 1, 1});
   proto::GraphProto* g = &m.graph;
@@ -386,7 +388,7 @@ TEST(OnnxLoader, OnlyWeightsAreTrainable) {
   init("val_46", {3}, 0.5f);        // a weight the dynamo exporter renamed (a folded transpose)
   auto node = [&](const char* op, std::vector<std::string> ins, const std::string& out) { test::addOnnxNode(*g, op, ins, {out}); };
   node("BatchNormalization", {"x", "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"}, "b");
-  node("Neg", {"shift"}, "minus_shift");  // folded at import: a constant, not a weight
+  node("Neg", {"shift"}, "minus_shift");  // an op of a weight: computed at run time, shift trained
   node("Add", {"b", "minus_shift"}, "s");
   node("Clip", {"s", "lo", "hi"}, "c");
   node("Pow", {"c", "val_41"}, "p");
@@ -403,7 +405,8 @@ TEST(OnnxLoader, OnlyWeightsAreTrainable) {
   EXPECT_TRUE(trainable.at("bn.bias"));
   EXPECT_FALSE(trainable.at("bn.running_mean"));
   EXPECT_FALSE(trainable.at("bn.running_var"));
-  EXPECT_FALSE(trainable.at("minus_shift"));
+  EXPECT_TRUE(trainable.at("shift"));
+  EXPECT_FALSE(trainable.count("minus_shift"));
   EXPECT_TRUE(trainable.at("logit_scale"));
   EXPECT_TRUE(trainable.at("val_46"));
   ASSERT_TRUE(trainable.count("onnx::Add_7"));  // a run-time operand, but not a weight

@@ -48,7 +48,7 @@ public:
     os_ << cudaPrelude() << "\n";
     const std::string head = os_.str();
     lines_ = static_cast<int>(std::count(head.begin(), head.end(), '\n'));
-    for (const char* e : {"fb_conv2d", "fb_conv2d_epilogue", "fb_conv2d_input_grad", "fb_conv2d_weight_grad", "fb_pool", "fb_pool_grad", "fb_index_add",
+    for (const char* e : {"fb_conv2d", "fb_conv2d_igemm", "fb_conv2d_epilogue", "fb_conv2d_input_grad", "fb_conv2d_weight_grad", "fb_pool", "fb_pool_grad", "fb_index_add",
                           "fb_index_add_scatter"})
       mod_.entryPoints.push_back(e);
     for (const Kernel& k : s_.kernels) {

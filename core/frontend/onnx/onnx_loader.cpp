@@ -25,11 +25,13 @@ std::string readFile(const std::string& path) { return readModelFile(path); }  /
 
 template <class T>
 void appendRaw(const std::string& raw, std::vector<double>& out) {
-  size_t n = raw.size() / sizeof(T);
+  size_t n = raw.size() / sizeof(T), at = out.size();
+  out.resize(at + n);  // one allocation: GPT-2's 124 M weights are 500 MB of raw data
+  double* dst = out.data() + at;
   for (size_t i = 0; i < n; ++i) {
     T v;
     std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));
-    out.push_back(static_cast<double>(v));
+    dst[i] = static_cast<double>(v);
   }
 }
 
@@ -246,7 +248,7 @@ OnnxModel loadOnnx(const std::string& path, const OnnxBindings& bind) {
     if (cx.constants.count(in.name)) continue;
     out.inputNames.push_back(in.name);
     if (auto b = bind.find(in.name); b != bind.end()) {
-      cx.constants[in.name] = b->second;
+      cx.constants[in.name] = std::make_shared<const Tensor>(b->second);
       continue;
     }
     cx.values[in.name] = out.graph.addInput(in.name, typeOf(in, path), InputRole::Input);

@@ -24,8 +24,8 @@ ValueId OnnxContext::value(const std::string& name) {
   if (c == constants.end()) throw Error("input '" + name + "' is not produced by any earlier node, graph input or initializer");
   InitSpec init;
   init.kind = InitSpec::Kind::Values;
-  init.values = std::make_shared<const std::vector<double>>(c->second.data);
-  ValueId v = graph.addInput(name, typeOfTensor(c->second), InputRole::Param, init);
+  init.values = std::shared_ptr<const std::vector<double>>(c->second, &c->second->data);  // aliases the constant
+  ValueId v = graph.addInput(name, typeOfTensor(*c->second), InputRole::Param, init);
   if (!weights.count(name)) graph.markNotTrainable(v);
   values[name] = v;
   return v;
@@ -35,14 +35,14 @@ const Tensor& OnnxContext::constant(const std::string& name, const char* what) {
   auto c = constants.find(name);
   if (c == constants.end())
     throw OnnxNeedsConstant(std::string(what) + " computed at run time is not supported (it must be an initializer or a Constant)", name);
-  return c->second;
+  return *c->second;
 }
 
 void OnnxContext::keepConstant(const std::string& name, Tensor t) {
   std::optional<int64_t> bytes = interpreterBytes(t.sizes);
   checkMemory(bytes, "constant '" + name + "'", typeOfTensor(t).str() + " at import", {}, constantBytes);
   constantBytes += *bytes;
-  constants[name] = std::move(t);
+  constants[name] = std::make_shared<const Tensor>(std::move(t));
 }
 
 ValueId OnnxContext::constantValue(Tensor t) {
@@ -69,7 +69,7 @@ bool OnnxNode::has(int i) const { return i < std::ssize(n.inputs) && !n.inputs[i
 
 TensorType OnnxNode::inType(int i) const {
   if (!has(i)) throw OnnxUnsupported("input " + std::to_string(i) + " is required");
-  if (auto c = cx.constants.find(n.inputs[i]); c != cx.constants.end()) return typeOfTensor(c->second);
+  if (auto c = cx.constants.find(n.inputs[i]); c != cx.constants.end()) return typeOfTensor(*c->second);
   return cx.graph.type(cx.value(n.inputs[i]));
 }
 
@@ -288,7 +288,11 @@ const std::map<std::string, ConstantMaker>& constantMakers() {
   return m;
 }
 
-// Random ops must not be folded: each run draws new values.
+// Random ops must not be folded: each run draws new values. Nor may an op of a weight: folded,
+// its result would be a constant that a training step does not differentiate (the TorchScript
+// exporter without constant folding writes each Linear as Transpose(weight) -> MatMul, and
+// GPT-2's position embedding as Gather(wpe, arange)). An Identity of a weight is folded: it is the
+// TorchScript exporter's copy of an equal initializer, another parameter (importNode).
 bool foldable(const proto::NodeProto& n, const OnnxContext& cx) {
   static const std::set<std::string> random = {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Bernoulli",
                                                "Multinomial", "Dropout"};
@@ -296,7 +300,7 @@ bool foldable(const proto::NodeProto& n, const OnnxContext& cx) {
   bool any = false;
   for (const auto& name : n.inputs) {
     if (name.empty()) continue;
-    if (!cx.constants.count(name)) return false;
+    if (!cx.constants.count(name) || (cx.weights.count(name) && n.opType != "Identity")) return false;
     any = true;
   }
   return any;
@@ -313,8 +317,8 @@ bool fold(OnnxContext& cx, const proto::NodeProto& n, const OnnxImporter& import
   std::vector<Tensor> inputs;
   for (const auto& name : n.inputs) {
     if (name.empty() || sub.values.count(name)) continue;
-    const Tensor& t = cx.constants.at(name);
-    sub.constants[name] = t;
+    const Tensor& t = *cx.constants.at(name);
+    sub.constants[name] = cx.constants.at(name);
     if (auto e = cx.elemTypes.find(name); e != cx.elemTypes.end()) sub.elemTypes[name] = e->second;
     sub.values[name] = g.addInput(name, typeOfTensor(t), InputRole::Input);
     inputs.push_back(t);

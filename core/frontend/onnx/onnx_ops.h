@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -47,7 +48,9 @@ struct OnnxContext {
   Graph& graph;
   GraphBuilder builder;
   std::map<std::string, ValueId> values;     // ONNX value name -> graph value
-  std::map<std::string, Tensor> constants;   // initializers, Constant outputs and folded values
+  // initializers, Constant outputs and folded values; shared with the param inputs made of them
+  // (OnnxContext::value), so that a 500 MB model's weights are held once
+  std::map<std::string, std::shared_ptr<const Tensor>> constants;
   int64_t opset = 0;
   std::string file;
   int madeConstants = 0;                      // names the constants the importers build

@@ -240,9 +240,9 @@ void addMathImporters(OnnxImporters& m) {
     // square): multiplications, which vectorize, instead of a pow call per element. x*x is what
     // powf(x, 2) rounds to; x*x*x may differ from powf(x, 3) in the last bit.
     if (isFloating(t) && c.has(1))
-      if (auto e = c.cx.constants.find(c.n.inputs[1]); e != c.cx.constants.end() && e->second.data.size() == 1 &&
-                                                      e->second.sizes.size() <= c.inType(0).shape.size()) {
-        double p = e->second.data[0];
+      if (auto e = c.cx.constants.find(c.n.inputs[1]); e != c.cx.constants.end() && e->second->data.size() == 1 &&
+                                                      e->second->sizes.size() <= c.inType(0).shape.size()) {
+        double p = e->second->data[0];
         if (p == 2) return {c.emit("mul", {base, base})};
         if (p == 3) return {c.emit("mul", {c.emit("mul", {base, base}), base})};
       }
@@ -259,9 +259,9 @@ void addMathImporters(OnnxImporters& m) {
     // holds every f32/f16/bf16/f64 exactly, not every int64).
     auto bound = [&](int i) {
       auto k = c.cx.constants.find(c.n.inputs[i]);
-      bool literal = k != c.cx.constants.end() && k->second.rank() == 0 && k->second.numel() == 1 && isFloating(c.dtype(x)) &&
-                     k->second.dtype == c.dtype(x);
-      return literal ? c.scalar(k->second.data[0], c.dtype(x)) : c.in(i);
+      bool literal = k != c.cx.constants.end() && k->second->rank() == 0 && k->second->numel() == 1 && isFloating(c.dtype(x)) &&
+                     k->second->dtype == c.dtype(x);
+      return literal ? c.scalar(k->second->data[0], c.dtype(x)) : c.in(i);
     };
     if (c.has(1)) x = c.emit("maximum", {x, bound(1)});
     if (c.has(2)) x = c.emit("minimum", {x, bound(2)});
