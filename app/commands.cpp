@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "app/cli_args.h"
 #include "app/session_recording.h"
@@ -16,6 +17,7 @@
 #include "core/codegen/compiled_listing.h"
 #include "core/decompose/decompose.h"
 #include "core/frontend/model_loader.h"
+#include "core/frontend/onnx/onnx_test_data.h"
 #include "core/interp/interpreter.h"
 #include "core/ir/memory_budget.h"
 #include "core/ir/printers.h"
@@ -135,7 +137,7 @@ const char* kDumpHelp =
     "  --max-memory SIZE  memory budget (e.g. 8G; default: half of physical RAM)\n";
 const char* kRunHelp =
     "usage: fusebox run MODEL --target interp|cpu|cuda [--train] [--iters N] [--seed S] [--threads T] [--no-fusion]\n"
-    "                  [--dim NAME=SIZE]...\n\n"
+    "                  [--dim NAME=SIZE]... [--data DIR]\n\n"
     "Runs MODEL (a built-in model, a .fbx file or a .onnx file) on seeded random inputs.\n"
     "  --target interp   the reference interpreter, checked against its own float64 mode\n"
     "  --target cpu      the whole pipeline, C++ compiled in process by clang/LLVM; prints a per-kernel profile\n"
@@ -148,6 +150,9 @@ const char* kRunHelp =
     "  --no-fusion       one kernel per loop-IR node (to compare fusion decisions)\n"
     "  --partitioner P   mincut (default) or default: how the training graph is split into forward and backward\n"
     "  --no-check        skip the comparison with the interpreter (large benchmark shapes)\n"
+    "  --data DIR        cpu/cuda, a .onnx MODEL: the inputs from DIR/input_K.pb (the K-th model input) and, in\n"
+    "                    place of the interpreter, a check of the outputs against DIR/output_K.pb (as an\n"
+    "                    exporter's test_data_set_0 holds PyTorch's); in training, the forward outputs only\n"
     "  --no-cuda-graphs  cuda: launch every kernel of every timed iteration (default: the timed iterations\n"
     "                    replay a CUDA graph captured from one iteration; the per-kernel profile then comes\n"
     "                    from 3 eager iterations before them)\n"
@@ -421,6 +426,13 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
   hooks = progress.wrap(hooks, iters);
   RunOptions options{iters, static_cast<uint64_t>(seed), static_cast<unsigned>(threads), check};
   options.cudaGraphs = !a.flag("--no-cuda-graphs");
+  std::optional<RunData> data;
+  if (auto dir = a.value("--data")) {
+    OnnxDataSet set = onnxDataSetFor(p.traced(), *dir);
+    data = RunData{std::move(set.inputs), std::move(set.outputs), *dir};
+    if (data->expected.empty()) throw Error(*dir + ": no output_0.pb to check against");
+    options.data = &*data;
+  }
   RunReport r = findBackend(target).run(p, options, hooks);
   progress.clear();
   if (session) std::printf("recorded as session %lld in %s\n", static_cast<long long>(session->id()), session->path().c_str());
@@ -467,7 +479,7 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
     std::printf("CUDA graphs: %d kernels per iteration replayed by %zu graph launch%s instead of %d host launches\n", r.graphKernels,
                 p.modules(target).size(), p.modules(target).size() == 1 ? "" : "es", r.eagerLaunches);
   for (const OutputCheck& c : r.checks) {
-    std::printf("check %-24s vs interpreter: max abs diff %.3g, max rel diff %.3g  %s", c.name.c_str(), c.diff.maxAbs,
+    std::printf("check %-24s vs %s: max abs diff %.3g, max rel diff %.3g  %s", c.name.c_str(), c.against.c_str(), c.diff.maxAbs,
                 c.diff.maxRel, c.ok ? "ok" : "MISMATCH");
     if (c.referenceNoise > 0)  // the tolerance alone failed: say what decided
       std::printf(" (the interpreter's own f32 rounding error here: %.3g)", c.referenceNoise);
@@ -480,7 +492,7 @@ int runCompiled(const std::string& model, const Args& a, const std::string& targ
 
 int runCommand(const std::vector<std::string>& argv) {
   if (wantsHelp(argv)) return std::cout << kRunHelp, 0;
-  Args a(argv, {"--target", "--iters", "--seed", "--dim", "--threads", "--session", "--session-id", "--partitioner", "--max-memory"},
+  Args a(argv, {"--target", "--iters", "--seed", "--dim", "--threads", "--session", "--session-id", "--partitioner", "--max-memory", "--data"},
          {"--train", "--no-fusion", "--no-check", "--no-cuda-graphs"});
   applyMemoryBudget(a);
   std::string model = modelArg(a, "run");

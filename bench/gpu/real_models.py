@@ -3,14 +3,14 @@
 seeded random weights) for Fusebox, and times it eager and with torch.compile (default mode) in
 the same process: median GPU ms per iteration over CUDA events, kernels per iteration, compile s.
 Usage: real_models.py WORKLOAD OUT_DIR [--iters N]
-  prints one line: eager_ms compiled_ms eager_kernels compiled_kernels compile_s
-  and writes OUT_DIR/WORKLOAD.onnx"""
+  prints one line: eager_ms compiled_ms eager_kernels compiled_kernels compile_s compiled_max_abs_err
+  and writes OUT_DIR/WORKLOAD.onnx and OUT_DIR/WORKLOAD_data/ (input_K.pb, and output_0.pb: eager's
+  output on the GPU, TF32 off; for `fusebox run --data`)"""
 import argparse, os, sys, time, torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
-from torch_gpu import timed, kernels  # noqa: E402  (same timing and kernel counting as the other workloads)
 
 
 class GptSmall(torch.nn.Module):
@@ -46,6 +46,19 @@ class GptSmall(torch.nn.Module):
         return torch.nn.functional.cross_entropy(logits.reshape(B * T, -1), targets.reshape(-1))
 
 
+class BertHidden(torch.nn.Module):
+    """The encoder's last hidden state from input ids alone: transformers' forward takes its other
+    arguments by keyword, which the TorchScript exporter's positional call collides with
+    ("got multiple values for argument 'use_cache'")."""
+
+    def __init__(self, bert):
+        super().__init__()
+        self.bert = bert
+
+    def forward(self, input_ids):
+        return self.bert(input_ids=input_ids).last_hidden_state
+
+
 def workload(name):
     torch.manual_seed(0)
     if name == "gpt2_small_train":
@@ -57,8 +70,7 @@ def workload(name):
     if name == "bert_base_infer":
         from transformers import BertConfig, BertModel
         cfg = BertConfig(attn_implementation="eager")  # bert-base: 12 layers, C=768, 12 heads
-        m = BertModel(cfg, add_pooling_layer=False)
-        return m.eval(), (torch.randint(0, cfg.vocab_size, (8, 128)),)
+        return BertHidden(BertModel(cfg, add_pooling_layer=False)).eval(), (torch.randint(0, cfg.vocab_size, (8, 128)),)
     raise SystemExit("unknown workload " + name)
 
 
@@ -67,6 +79,7 @@ def main():
     ap.add_argument("workload")
     ap.add_argument("out")
     ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--export-only", action="store_true", help="write the ONNX file and stop (no GPU needed)")
     a = ap.parse_args()
     m, args = workload(a.workload)
     os.makedirs(a.out, exist_ok=True)
@@ -77,9 +90,19 @@ def main():
                               training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
         else:
             torch.onnx.export(m, args, os.path.join(a.out, a.workload + ".onnx"), dynamo=False, opset_version=17)
+    if a.export_only:
+        return
+    from torch_gpu import timed, kernels  # same timing and kernel counting as the other workloads
     m = m.cuda()
     args = tuple(t.cuda() for t in args)
     cm = torch.compile(m)
+
+    def first_output(fn):
+        with torch.no_grad():
+            y = fn(*args)
+        return (y[0] if isinstance(y, (tuple, list)) or hasattr(y, "to_tuple") else y).float()
+    expected = first_output(m)
+    write_data_set(os.path.join(a.out, a.workload + "_data"), args, expected)
 
     def step(fn):
         def run():
@@ -96,7 +119,20 @@ def main():
     torch.cuda.synchronize()
     compile_s = time.time() - t0
     e, c = step(m), step(cm)
-    print("%.4f %.4f %d %d %.1f" % (timed(e, a.iters), timed(c, a.iters), kernels(e), kernels(c), compile_s))
+    err = (first_output(cm) - expected).abs().max().item()
+    print("%.4f %.4f %d %d %.1f %.3g" % (timed(e, a.iters), timed(c, a.iters), kernels(e), kernels(c), compile_s, err))
 
 
-main()
+def write_data_set(folder, args, expected):
+    """ONNX's test-case layout: input_K.pb for the K-th model input, output_0.pb the expected output."""
+    from onnx import numpy_helper
+    os.makedirs(folder, exist_ok=True)
+    for k, t in enumerate(args):
+        with open(os.path.join(folder, "input_%d.pb" % k), "wb") as f:
+            f.write(numpy_helper.from_array(t.cpu().numpy()).SerializeToString())
+    with open(os.path.join(folder, "output_0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(expected.cpu().numpy()).SerializeToString())
+
+
+if __name__ == "__main__":
+    main()

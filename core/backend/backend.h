@@ -32,6 +32,7 @@ struct RunOptions {
   unsigned threads = 0;  // CPU worker threads (0: one per hardware thread)
   bool check = true;     // compare with the interpreter
   bool cudaGraphs = true;  // CUDA: time iterations replayed from a captured graph
+  const RunData* data = nullptr;  // given inputs and expected outputs instead of random ones and the interpreter
 };
 
 class Backend {

@@ -31,7 +31,7 @@ public:
   }
 
   RunReport run(const Pipeline& p, const RunOptions& o, const RunHooks& hooks) const override {
-    return runOnCpu(p, o.iters, o.seed, o.threads, o.check, hooks);
+    return runOnCpu(p, o.iters, o.seed, o.threads, o.check, hooks, o.data);
   }
 };
 

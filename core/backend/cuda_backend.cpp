@@ -35,7 +35,7 @@ public:
   }
 
   RunReport run(const Pipeline& p, const RunOptions& o, const RunHooks& hooks) const override {
-    return runOnCuda(p, o.iters, o.seed, o.check, hooks, o.cudaGraphs);
+    return runOnCuda(p, o.iters, o.seed, o.check, hooks, o.cudaGraphs, o.data);
   }
 };
 

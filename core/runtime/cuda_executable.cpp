@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -162,6 +163,17 @@ void check(CUresult r, const std::string& what) {
 
 int64_t storageBytes(const Buffer& b) { return std::max<int64_t>(b.bytes(), 4); }
 
+// The position tiles of the prelude's implicit-GEMM forward convolution for a Conv launch, or 0
+// where the direct kernel stays: gradients, and groups of fewer than 16 output channels (a
+// depthwise convolution would fill 1 of a tile's 64 channels).
+int64_t implicitGemmTiles(const CudaLaunch& l) {
+  if (l.name != "fb_conv2d" || l.ints.size() < 16) return 0;
+  int64_t N = l.ints[0], O = l.ints[4], OH = l.ints[7], OW = l.ints[8], groups = l.ints[9];
+  if (groups < 1 || O / groups < 16 || groups > 65535) return 0;
+  int64_t tiles = (N * OH * OW + 63) / 64;
+  return tiles >= 1 && tiles <= INT32_MAX ? tiles : 0;
+}
+
 }  // namespace
 
 bool cudaDeviceAvailable(std::string* why) {
@@ -209,7 +221,7 @@ CudaExecutable::CudaExecutable(const LoopProgram& program, const Schedule& sched
   if (!cudaDeviceAvailable(&why)) throw Error("CUDA target unavailable: " + why);
   Cuda& c = cuda();
   Impl& m = *impl_;
-  check(c.cuModuleLoadData(&m.mod, compiled->ptx.c_str()), "cuModuleLoadData");
+  check(c.cuModuleLoadData(&m.mod, compiled->cubin.empty() ? compiled->ptx.c_str() : compiled->cubin.data()), "cuModuleLoadData");
   for (const std::string& e : module.entryPoints) {
     CUfunction f;
     check(c.cuModuleGetFunction(&f, m.mod, e.c_str()), "cuModuleGetFunction(" + e + ")");
@@ -253,7 +265,7 @@ void CudaExecutable::planConvolutions() {
   Impl& m = *impl_;
   m.convPlans.resize(m.module.launches.size());
   std::string why;
-  int convs = 0, planned = 0;
+  int convs = 0, planned = 0, fusedEpilogues = 0;
   size_t workspace = 0;
   bool haveCudnn = !std::getenv("FUSEBOX_NO_CUDNN") && CudnnConvolution::available(cuda().stream, &why);
   for (size_t i = 0; i < m.module.launches.size(); ++i) {
@@ -270,12 +282,18 @@ void CudaExecutable::planConvolutions() {
       continue;
     }
     ++planned;
+    // bias [+ residual] [+ ReLU] in cuDNN's call: no epilogue kernel (a clamp to [0, 6] or SiLU keeps it)
+    bool relu = l.lower && l.lo == 0.0f && !l.upper;
+    if (d == ConvDirection::Forward && l.bias >= 0 && !l.silu && (relu || (!l.lower && !l.upper)) &&
+        m.convPlans[i]->fuseEpilogue(l.residual >= 0, relu))
+      ++fusedEpilogues;
     workspace = std::max(workspace, m.convPlans[i]->workspaceBytes());
   }
   if (workspace) check(cuda().cuMemAlloc(&m.convWorkspace, workspace), "cuMemAlloc(cuDNN workspace)");
   if (convs)
     convolutions_ = "convolutions: " + std::to_string(planned) + " of " + std::to_string(convs) + " through cuDNN" +
-                    (planned < convs ? " (" + (why.empty() ? std::string("FUSEBOX_NO_CUDNN") : why) + "; the rest direct prelude kernels)" : "");
+                    (planned < convs ? " (" + (why.empty() ? std::string("FUSEBOX_NO_CUDNN") : why) + "; the rest prelude kernels)" : "") +
+                    (fusedEpilogues ? ", " + std::to_string(fusedEpilogues) + " with the bias/residual/ReLU epilogue in the cuDNN call" : "");
 }
 
 CudaExecutable::~CudaExecutable() {
@@ -349,10 +367,11 @@ void CudaExecutable::launchAll(bool profiled) {
       profile_[l.kernel].lastLaunchMs = steadyNowMs();
       check(c.cuEventRecord(start, c.stream), "cuEventRecord");
     }
-    auto launch = [&](const std::string& fn, int64_t grid, int64_t block, void** args, int64_t blockY = 1) {
+    auto launch = [&](const std::string& fn, int64_t grid, int64_t block, void** args, int64_t blockY = 1, int64_t gridY = 1,
+                      int64_t gridZ = 1) {
       ++launches_;
-      check(c.cuLaunchKernel(m.functions.at(fn), static_cast<unsigned>(grid), 1, 1, static_cast<unsigned>(block),
-                             static_cast<unsigned>(blockY), 1, 0, c.stream, args, nullptr),
+      check(c.cuLaunchKernel(m.functions.at(fn), static_cast<unsigned>(grid), static_cast<unsigned>(gridY), static_cast<unsigned>(gridZ),
+                             static_cast<unsigned>(block), static_cast<unsigned>(blockY), 1, 0, c.stream, args, nullptr),
             "cuLaunchKernel(" + fn + ")");
     };
     switch (l.kind) {
@@ -392,10 +411,15 @@ void CudaExecutable::launchAll(bool profiled) {
             l.lower, l.upper, l.lo, l.hi, l.silu};
         std::memcpy(p.f, l.ints.data(), sizeof p.f);
         void* args[] = {&p};
-        if (const CudnnConvolution* plan = m.convPlans[index].get()) {
+        if (const CudnnConvolution* plan = m.convPlans[index].get(); plan && plan->epilogueFused()) {
+          plan->runFused(p.x, p.w, p.y, m.convWorkspace, p.bias, p.res);
+          ++launches_;
+        } else if (plan) {
           plan->run(p.x, p.w, p.y, m.convWorkspace);
           ++launches_;
           if (p.bias || p.res || p.lower || p.upper || p.silu) launch("fb_conv2d_epilogue", l.grid, 256, args);
+        } else if (int64_t tiles = implicitGemmTiles(l)) {  // p.f: N C H W O KH KW OH OW groups ...
+          launch("fb_conv2d_igemm", tiles, 256, args, 1, (p.f[4] / p.f[9] + 63) / 64, p.f[9]);
         } else {
           launch(l.name, l.grid, 256, args);
         }

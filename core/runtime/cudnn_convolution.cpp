@@ -17,6 +17,10 @@ constexpr int kFloat = 0;                // CUDNN_DATA_FLOAT
 constexpr int kNchw = 0;                 // CUDNN_TENSOR_NCHW
 constexpr int kCrossCorrelation = 1;     // CUDNN_CROSS_CORRELATION
 constexpr int kFmaMath = 3;              // CUDNN_FMA_MATH: no tensor-core (TF32) kernels
+constexpr int kActivationRelu = 1;       // CUDNN_ACTIVATION_RELU
+constexpr int kActivationIdentity = 5;   // CUDNN_ACTIVATION_IDENTITY
+constexpr int kPropagateNan = 1;         // CUDNN_PROPAGATE_NAN: relu(NaN) is NaN, as in the interpreter
+constexpr int kImplicitPrecompGemm = 1;  // the one forward algorithm that takes an identity activation
 constexpr size_t kMaxWorkspace = size_t{512} << 20;
 
 // cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t share this layout.
@@ -52,6 +56,13 @@ struct Cudnn {
   Status (*forward)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*, size_t, const void*, void*, void*);
   Status (*backwardData)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*, size_t, const void*, void*, void*);
   Status (*backwardFilter)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*, size_t, const void*, void*, void*);
+  Status (*createActivation)(void**);
+  Status (*setActivation)(void*, int, int, double);
+  Status (*destroyActivation)(void*);
+  // cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo,
+  // workspace, bytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y)
+  Status (*biasActivationForward)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*, size_t, const void*, void*,
+                                  const void*, void*, const void*, void*, void*, void*);
   const char* (*errorString)(Status);
   void* handle = nullptr;
   std::string error;
@@ -114,7 +125,11 @@ Cudnn& cudnn() {
               c.resolve("cudnnGetConvolutionBackwardDataAlgorithm_v7", c.bwdDataAlgos) &&
               c.resolve("cudnnGetConvolutionBackwardFilterAlgorithm_v7", c.bwdFilterAlgos) &&
               c.resolve("cudnnConvolutionForward", c.forward) && c.resolve("cudnnConvolutionBackwardData", c.backwardData) &&
-              c.resolve("cudnnConvolutionBackwardFilter", c.backwardFilter) && c.resolve("cudnnGetErrorString", c.errorString);
+              c.resolve("cudnnConvolutionBackwardFilter", c.backwardFilter) && c.resolve("cudnnGetErrorString", c.errorString) &&
+              c.resolve("cudnnCreateActivationDescriptor", c.createActivation) &&
+              c.resolve("cudnnSetActivationDescriptor", c.setActivation) &&
+              c.resolve("cudnnDestroyActivationDescriptor", c.destroyActivation) &&
+              c.resolve("cudnnConvolutionBiasActivationForward", c.biasActivationForward);
     if (!ok) return c;
     if (Status s = c.create(&c.handle); s != 0) {
       c.error = std::string("cudnnCreate failed: ") + c.errorString(s);
@@ -167,6 +182,7 @@ std::unique_ptr<CudnnConvolution> CudnnConvolution::plan(ConvDirection direction
   if (groups < 1 || C % groups || O % groups) return fail("channels not divisible by the groups");
   std::unique_ptr<CudnnConvolution> p(new CudnnConvolution);
   p->direction_ = direction;
+  p->outChannels_ = O;
   bool ok = c.createTensor(&p->xDesc_) == 0 && c.createTensor(&p->yDesc_) == 0 && c.createFilter(&p->wDesc_) == 0 &&
             c.createConv(&p->convDesc_) == 0 && c.setTensor4d(p->xDesc_, kNchw, kFloat, N, C, H, W) == 0 &&
             c.setTensor4d(p->yDesc_, kNchw, kFloat, N, O, OH, OW) == 0 && c.setFilter4d(p->wDesc_, kFloat, kNchw, O, C / groups, KH, KW) == 0 &&
@@ -195,6 +211,37 @@ CudnnConvolution::~CudnnConvolution() {
   if (yDesc_) c.destroyTensor(yDesc_);
   if (wDesc_) c.destroyFilter(wDesc_);
   if (convDesc_) c.destroyConv(convDesc_);
+  if (biasDesc_) c.destroyTensor(biasDesc_);
+  if (activationDesc_) c.destroyActivation(activationDesc_);
+}
+
+bool CudnnConvolution::fuseEpilogue(bool residual, bool relu) {
+  Cudnn& c = cudnn();
+  (void)residual;  // z with alpha2 = 1, which every algorithm takes
+  if (!c.ok || direction_ != ConvDirection::Forward || activationDesc_ || (!relu && algo_ != kImplicitPrecompGemm)) return false;
+  void* bias = nullptr;
+  void* act = nullptr;
+  bool ok = c.createTensor(&bias) == 0 && c.setTensor4d(bias, kNchw, kFloat, 1, outChannels_, 1, 1) == 0 && c.createActivation(&act) == 0 &&
+            c.setActivation(act, relu ? kActivationRelu : kActivationIdentity, kPropagateNan, 0.0) == 0;
+  if (!ok) {
+    if (bias) c.destroyTensor(bias);
+    if (act) c.destroyActivation(act);
+    return false;
+  }
+  biasDesc_ = bias;
+  activationDesc_ = act;
+  return true;
+}
+
+void CudnnConvolution::runFused(uint64_t x, uint64_t w, uint64_t y, uint64_t workspace, uint64_t bias, uint64_t residual) const {
+  Cudnn& c = cudnn();
+  const float one = 1.0f, zero = 0.0f;
+  auto ptr = [](uint64_t p) { return reinterpret_cast<void*>(p); };
+  // y = act(1 * conv(x, w) + alpha2 * z + bias); without a residual z is y itself, scaled by 0
+  Status s = c.biasActivationForward(c.handle, &one, xDesc_, ptr(x), wDesc_, ptr(w), convDesc_, algo_, ptr(workspace), workspace_,
+                                     residual ? &one : &zero, yDesc_, ptr(residual ? residual : y), biasDesc_, ptr(bias), activationDesc_,
+                                     yDesc_, ptr(y));
+  if (s != 0) throw Error(std::string("cuDNN: ") + algorithm() + " with its bias/activation epilogue failed: " + c.errorString(s));
 }
 
 std::string CudnnConvolution::algorithm() const {

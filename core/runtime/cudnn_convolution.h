@@ -34,6 +34,15 @@ public:
   // Enqueues y = conv(x, w) (or the gradient) on the stream `available` was given.
   void run(uint64_t x, uint64_t w, uint64_t y, uint64_t workspace) const;
 
+  // A forward's epilogue y = act(conv(x, w) + bias [+ residual]) in the same cuDNN call
+  // (cudnnConvolutionBiasActivationForward), act ReLU or none: whether cuDNN takes it for this
+  // plan (no activation only with the IMPLICIT_PRECOMP_GEMM algorithm). Otherwise the caller runs
+  // the epilogue as a kernel after `run`.
+  bool fuseEpilogue(bool residual, bool relu);
+  bool epilogueFused() const { return activationDesc_ != nullptr; }
+  // Enqueues the fused call; residual 0 when there is none.
+  void runFused(uint64_t x, uint64_t w, uint64_t y, uint64_t workspace, uint64_t bias, uint64_t residual) const;
+
 private:
   CudnnConvolution() = default;
   ConvDirection direction_ = ConvDirection::Forward;
@@ -41,7 +50,10 @@ private:
   void* yDesc_ = nullptr;  // the output image [N, O, OH, OW]
   void* wDesc_ = nullptr;  // the filter [O, C/groups, KH, KW]
   void* convDesc_ = nullptr;
+  void* biasDesc_ = nullptr;        // [1, O, 1, 1], once the epilogue is fused
+  void* activationDesc_ = nullptr;  // ReLU or identity, once the epilogue is fused
   int algo_ = 0;
+  int outChannels_ = 0;
   size_t workspace_ = 0;
 };
 

@@ -43,12 +43,14 @@ namespace {
 // Runs compiled graphs (CPU or CUDA executables), times them and checks them.
 template <class Exe>
 void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes, int iters, uint64_t seed, bool check,
-                     RunReport& report, const RunHooks& hooks, bool replay = false) {
+                     RunReport& report, const RunHooks& hooks, const RunData* data, bool replay = false) {
   constexpr bool kOnDevice = requires(Exe& e) { e.lastDeviceMs(); };
   report.checked = check;
   report.iters = iters;
   const Graph& traced = p.traced();
-  std::vector<Tensor> primals = makeInputs(traced, seed);
+  std::vector<Tensor> primals = data ? data->inputs : makeInputs(traced, seed);
+  if (primals.size() != traced.inputs().size())
+    throw Error("the run has " + std::to_string(primals.size()) + " inputs for the graph's " + std::to_string(traced.inputs().size()));
   bool train = p.config().train;
   std::vector<Tensor> tangents;
   if (train) {
@@ -141,6 +143,19 @@ void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes,
     }
 
   if (!check) return;
+  if (data) {  // the given expected outputs, for as many forward outputs as there are
+    std::vector<Tensor> got = exes[0]->outputs();
+    for (size_t i = 0; i < data->expected.size() && i < got.size(); ++i) {
+      const Tensor& want = data->expected[i];
+      Tensor g = got[i];
+      if (g.numel() == want.numel()) g.sizes = want.sizes;  // the runtime's outputs are flat
+      OutputCheck c{traced.value(traced.outputs()[i]).name, compareTensors(g, want), closeForDType(got[i], want), 0,
+                    data->source + "/output_" + std::to_string(i) + ".pb"};
+      report.checks.push_back(c);
+    }
+    if (train) report.notes.push_back("gradients not checked: the data set holds the forward outputs only");
+    return;
+  }
   // Check against the interpreter: the traced graph (inference) or the joint graph (training).
   const Graph& ref = train ? p.joint().graph : traced;
   std::vector<Tensor> refIn = primals;
@@ -170,7 +185,7 @@ void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes,
 
 }  // namespace
 
-RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads, bool check, const RunHooks& hooks) {
+RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads, bool check, const RunHooks& hooks, const RunData* data) {
   RunReport report;
   ThreadPool pool(threads);
   std::vector<std::unique_ptr<CpuExecutable>> exes;
@@ -186,11 +201,11 @@ RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads
     exes.push_back(std::make_unique<CpuExecutable>(p.loops()[i], p.schedules()[i], modules[i].as<CppModule>(), compiled, pool));
     report.peakIntermediateBytes += p.schedules()[i].memory.peakIntermediateBytes;
   }
-  measureAndCheck(p, exes, iters, seed, check, report, hooks);
+  measureAndCheck(p, exes, iters, seed, check, report, hooks, data);
   return report;
 }
 
-RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check, const RunHooks& hooks, bool graphs) {
+RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check, const RunHooks& hooks, bool graphs, const RunData* data) {
   std::string why;
   if (!cudaDeviceAvailable(&why)) throw Error("--target cuda: " + why + " (the CUDA code is still generated and compiled: `fusebox dump MODEL --stage cuda`)");
   RunReport report;
@@ -198,7 +213,7 @@ RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check, con
   std::vector<std::unique_ptr<CudaExecutable>> exes;
   const std::vector<GeneratedModule>& modules = p.modules("cuda");
   for (size_t i = 0; i < modules.size(); ++i) {
-    auto compiled = compileCudaModule(modules[i].source, cc);
+    auto compiled = compileCudaModule(modules[i].source, cc, CudaOutput::PtxAndCubin);
     report.compileMs += compiled->compileMs;
     report.fromCache = compiled->fromCache;
     if (hooks.compiled) {
@@ -209,7 +224,7 @@ RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check, con
     if (!exes.back()->convolutions().empty()) report.notes.push_back(p.graphName(i) + " " + exes.back()->convolutions());
     report.peakIntermediateBytes += p.schedules()[i].memory.peakIntermediateBytes;
   }
-  measureAndCheck(p, exes, iters, seed, check, report, hooks, graphs && cudaGraphsAvailable());
+  measureAndCheck(p, exes, iters, seed, check, report, hooks, data, graphs && cudaGraphsAvailable());
   return report;
 }
 

@@ -32,6 +32,7 @@ struct OutputCheck {
   // interpreter rounding per node against float64). A compiled result within
   // kReferenceNoiseMultiple of it is ok: a value that is 0 in exact arithmetic is noise anyway.
   double referenceNoise = 0;
+  std::string against = "interpreter";  // or the file of a given expected output (RunData)
 };
 constexpr double kReferenceNoiseMultiple = 8;
 
@@ -53,6 +54,15 @@ struct RunReport {
   bool ok() const;
 };
 
+// Given inputs and expected outputs (an exporter's PyTorch outputs, `fusebox run --data`): the run
+// feeds `inputs` (every graph input, in order) and checks the forward outputs against `expected`
+// instead of running the interpreter, which a full-size model would wait minutes for.
+struct RunData {
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> expected;
+  std::string source;  // the folder, for the report
+};
+
 // Optional observers of a run (a session records through them while the run goes on).
 struct RunHooks {
   // Each compiled module's artifacts: kind "llvm_ir", "asm" (CPU) or "ptx" (CUDA).
@@ -63,12 +73,14 @@ struct RunHooks {
 
 // The pipeline must have run through Stage::Codegen with concrete shapes.
 // `check` false skips the comparison with the interpreter (for sizes the interpreter is too slow for).
-RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads = 0, bool check = true, const RunHooks& hooks = {});
+RunReport runOnCpu(const Pipeline& p, int iters, uint64_t seed, unsigned threads = 0, bool check = true, const RunHooks& hooks = {},
+                   const RunData* data = nullptr);
 // CUDA C++ from the same schedules, NVRTC to PTX for the device, driver API + cuBLAS. Throws
 // Error naming what is missing when there is no GPU.
 // With `graphs` (and no per-iteration observer), the timed iterations replay CUDA graphs and the
 // per-kernel profile comes from a few eager iterations before them.
-RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check = true, const RunHooks& hooks = {}, bool graphs = true);
+RunReport runOnCuda(const Pipeline& p, int iters, uint64_t seed, bool check = true, const RunHooks& hooks = {}, bool graphs = true,
+                    const RunData* data = nullptr);
 
 // Tolerance for comparing f32 compiled results with the interpreter (reassociated sums).
 bool closeForDType(const Tensor& got, const Tensor& want);

@@ -46,6 +46,22 @@ TEST_P(CudaBackend, CompilesToPtxWithEveryEntryPoint) {
   }
 }
 
+// A run compiles to the device's machine code as well (the driver then loads it instead of JIT-
+// compiling the PTX): an sm_90 ELF image, whose PTX is the same program. No GPU needed.
+TEST(CudaCompile, CubinForTheDeviceComesWithThePtx) {
+  if (!nvrtcAvailable()) GTEST_SKIP() << "NVRTC not available (no CUDA toolkit on this machine)";
+  Pipeline p(loadModel("mlp"), PipelineConfig{});
+  p.runUntil(Stage::Schedule);
+  CudaModule m = generateCuda(p.loops()[0], p.schedules()[0]);
+  auto ptxOnly = compileCudaModule(m.source, 90);
+  auto both = compileCudaModule(m.source, 90, CudaOutput::PtxAndCubin);
+  EXPECT_TRUE(ptxOnly->cubin.empty());
+  ASSERT_GT(both->cubin.size(), 4u);
+  EXPECT_EQ(both->cubin.substr(0, 4), std::string("\x7f" "ELF"));
+  for (const std::string& e : m.entryPoints) EXPECT_NE(both->ptx.find(".entry " + e + "("), std::string::npos) << e;
+  for (const std::string& e : m.entryPoints) EXPECT_NE(both->cubin.find(e), std::string::npos) << e;  // the symbol table names it
+}
+
 TEST_P(CudaBackend, RunsLikeTheInterpreterOnTheGpu) {
   std::string why;
   if (!nvrtcAvailable() || !cudaDeviceAvailable(&why)) GTEST_SKIP() << "no GPU here: " << why;

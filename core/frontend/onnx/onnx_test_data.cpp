@@ -43,6 +43,30 @@ std::vector<Tensor> onnxDataSetInputs(const OnnxModel& m, const std::string& set
   return inputs;
 }
 
+OnnxDataSet onnxDataSetFor(const Graph& g, const std::string& set) {
+  OnnxDataSet d;
+  size_t k = 0;
+  for (const GraphInput& in : g.inputs()) {
+    const Value& v = g.value(in.value);
+    if (in.role == InputRole::Param) {
+      d.inputs.push_back(makeTensor(v.type, in.init, 0));
+      continue;
+    }
+    std::string file = inputFile(set, k++);
+    if (!std::filesystem::exists(file)) throw Error(set + ": no " + std::filesystem::path(file).filename().string() + " for input '" + v.name + "'");
+    Tensor t = loadOnnxTensor(file, v.type.dtype);
+    if (!isConcrete(v.type.shape) || t.sizes != concreteSizes(v.type.shape))
+      throw Error(file + ": a " + TensorType{t.dtype, shapeOf(t.sizes)}.str() + " for input '" + v.name + "' of " + v.type.str());
+    d.inputs.push_back(std::move(t));
+  }
+  for (size_t i = 0; i < g.outputs().size(); ++i) {
+    std::string file = (std::filesystem::path(set) / ("output_" + std::to_string(i) + ".pb")).string();
+    if (!std::filesystem::exists(file)) break;
+    d.outputs.push_back(loadOnnxTensor(file, g.type(g.outputs()[i]).dtype));
+  }
+  return d;
+}
+
 OnnxModel loadOnnxSpecialized(const std::string& modelPath, const std::string& set, OnnxBindings* bound) {
   OnnxBindings bind;
   std::vector<std::string> names = onnxInputNames(modelPath);

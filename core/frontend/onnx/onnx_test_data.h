@@ -18,4 +18,14 @@ std::vector<Tensor> onnxDataSetInputs(const OnnxModel& m, const std::string& set
 // after the other as the import asks for them. `bound` gets the bindings.
 OnnxModel loadOnnxSpecialized(const std::string& modelPath, const std::string& set, OnnxBindings* bound = nullptr);
 
+// A data set for the graph `g` of a model imported without bindings (a traced graph keeps its
+// inputs): the graph inputs in order (params from their imported values, the K-th model input
+// from input_K.pb) and the expected outputs output_K.pb, as many leading ones as the set has.
+// Throws Error naming a missing input file or a shape that is not the input's.
+struct OnnxDataSet {
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> outputs;
+};
+OnnxDataSet onnxDataSetFor(const Graph& g, const std::string& set);
+
 }  // namespace fusebox
