@@ -411,8 +411,8 @@ void CudaExecutable::launchAll(bool profiled) {
             l.lower, l.upper, l.lo, l.hi, l.silu};
         std::memcpy(p.f, l.ints.data(), sizeof p.f);
         void* args[] = {&p};
-        if (const CudnnConvolution* plan = m.convPlans[index].get(); plan && plan->epilogueFused()) {
-          plan->runFused(p.x, p.w, p.y, m.convWorkspace, p.bias, p.res);
+        const CudnnConvolution* plan = m.convPlans[index].get();
+        if (plan && plan->epilogueFused() && plan->runFused(p.x, p.w, p.y, m.convWorkspace, p.bias, p.res)) {
           ++launches_;
         } else if (plan) {
           plan->run(p.x, p.w, p.y, m.convWorkspace);

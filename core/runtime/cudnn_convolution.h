@@ -40,8 +40,9 @@ public:
   // the epilogue as a kernel after `run`.
   bool fuseEpilogue(bool residual, bool relu);
   bool epilogueFused() const { return activationDesc_ != nullptr; }
-  // Enqueues the fused call; residual 0 when there is none.
-  void runFused(uint64_t x, uint64_t w, uint64_t y, uint64_t workspace, uint64_t bias, uint64_t residual) const;
+  // Enqueues the fused call; residual 0 when there is none. False when cuDNN refuses it (its
+  // support is known only at the call): the caller then runs `run` and the epilogue kernel.
+  bool runFused(uint64_t x, uint64_t w, uint64_t y, uint64_t workspace, uint64_t bias, uint64_t residual) const;
 
 private:
   CudnnConvolution() = default;
