@@ -285,7 +285,7 @@ void CudaExecutable::planConvolutions() {
     // bias [+ residual] [+ ReLU] in cuDNN's call: no epilogue kernel (a clamp to [0, 6] or SiLU keeps it)
     bool relu = l.lower && l.lo == 0.0f && !l.upper;
     if (d == ConvDirection::Forward && l.bias >= 0 && !l.silu && (relu || (!l.lower && !l.upper)) &&
-        m.convPlans[i]->fuseEpilogue(l.residual >= 0, relu))
+        m.convPlans[i]->fuseEpilogue(relu))
       ++fusedEpilogues;
     workspace = std::max(workspace, m.convPlans[i]->workspaceBytes());
   }

@@ -215,9 +215,8 @@ CudnnConvolution::~CudnnConvolution() {
   if (activationDesc_) c.destroyActivation(activationDesc_);
 }
 
-bool CudnnConvolution::fuseEpilogue(bool residual, bool relu) {
+bool CudnnConvolution::fuseEpilogue(bool relu) {
   Cudnn& c = cudnn();
-  (void)residual;  // z with alpha2 = 1, which every algorithm takes
   if (!c.ok || direction_ != ConvDirection::Forward || activationDesc_ || (!relu && algo_ != kImplicitPrecompGemm)) return false;
   void* bias = nullptr;
   void* act = nullptr;

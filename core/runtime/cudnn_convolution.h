@@ -36,9 +36,10 @@ public:
 
   // A forward's epilogue y = act(conv(x, w) + bias [+ residual]) in the same cuDNN call
   // (cudnnConvolutionBiasActivationForward), act ReLU or none: whether cuDNN takes it for this
-  // plan (no activation only with the IMPLICIT_PRECOMP_GEMM algorithm). Otherwise the caller runs
+  // plan (no activation only with the IMPLICIT_PRECOMP_GEMM algorithm; a residual with any, as z
+  // scaled by 1). Otherwise the caller runs
   // the epilogue as a kernel after `run`.
-  bool fuseEpilogue(bool residual, bool relu);
+  bool fuseEpilogue(bool relu);
   bool epilogueFused() const { return activationDesc_ != nullptr; }
   // Enqueues the fused call; residual 0 when there is none. False when cuDNN refuses it (its
   // support is known only at the call): the caller then runs `run` and the epilogue kernel.

@@ -39,6 +39,12 @@ bool closeForDType(const Tensor& got, const Tensor& want) {
 
 namespace {
 
+// A compiled output (the runtime's are flat) against its reference, in the reference's shape.
+OutputCheck compareOutput(const std::string& name, const Tensor& got, const Tensor& want) {
+  Tensor g = got;
+  if (g.numel() == want.numel()) g.sizes = want.sizes;
+  return {name, compareTensors(g, want), closeForDType(got, want)};
+}
 
 // Runs compiled graphs (CPU or CUDA executables), times them and checks them.
 template <class Exe>
@@ -48,7 +54,8 @@ void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes,
   report.checked = check;
   report.iters = iters;
   const Graph& traced = p.traced();
-  std::vector<Tensor> primals = data ? data->inputs : makeInputs(traced, seed);
+  std::vector<Tensor> generated;  // seeded inputs, unless the run was given its own (not copied: a model's weights)
+  const std::vector<Tensor>& primals = data ? data->inputs : (generated = makeInputs(traced, seed));
   if (primals.size() != traced.inputs().size())
     throw Error("the run has " + std::to_string(primals.size()) + " inputs for the graph's " + std::to_string(traced.inputs().size()));
   bool train = p.config().train;
@@ -146,11 +153,8 @@ void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes,
   if (data) {  // the given expected outputs, for as many forward outputs as there are
     std::vector<Tensor> got = exes[0]->outputs();
     for (size_t i = 0; i < data->expected.size() && i < got.size(); ++i) {
-      const Tensor& want = data->expected[i];
-      Tensor g = got[i];
-      if (g.numel() == want.numel()) g.sizes = want.sizes;  // the runtime's outputs are flat
-      OutputCheck c{traced.value(traced.outputs()[i]).name, compareTensors(g, want), closeForDType(got[i], want), 0,
-                    data->source + "/output_" + std::to_string(i) + ".pb"};
+      OutputCheck c = compareOutput(traced.value(traced.outputs()[i]).name, got[i], data->expected[i]);
+      c.against = data->source + "/output_" + std::to_string(i) + ".pb";
       report.checks.push_back(c);
     }
     if (train) report.notes.push_back("gradients not checked: the data set holds the forward outputs only");
@@ -169,9 +173,7 @@ void measureAndCheck(const Pipeline& p, std::vector<std::unique_ptr<Exe>>& exes,
   }
   std::vector<Tensor> exact;  // the float64 reference, made only when an output needs it
   for (size_t i = 0; i < want.size(); ++i) {
-    Tensor g = got[i];
-    g.sizes = want[i].sizes;
-    OutputCheck c{ref.value(ref.outputs()[i]).name, compareTensors(g, want[i]), closeForDType(got[i], want[i])};
+    OutputCheck c = compareOutput(ref.value(ref.outputs()[i]).name, got[i], want[i]);
     if (!c.ok && want[i].dtype == DType::F32 && std::isfinite(c.diff.maxAbs)) {
       // As torch's accuracy checker with an fp64 reference: within a multiple of the reference's
       // own error. E.g. a bias gradient behind a layer norm is 0 in exact arithmetic.

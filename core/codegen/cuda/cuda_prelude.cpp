@@ -110,6 +110,15 @@ struct FbConv {
   // min(max(v, lo), hi) or, with silu, v * (1 / (exp(-v) + 1)) as its separate kernel computes it.
   const float* bias; const float* res; int lower, upper; float lo, hi; int silu;
 };
+// That epilogue on v, the convolution's value at output element `at` of channel o.
+__device__ __forceinline__ float fb_conv_epilogue(const FbConv& c, float v, fb_i64 o, fb_i64 at) {
+  if (c.bias) v = v + c.bias[o];
+  if (c.res) v = v + c.res[at];
+  if (c.silu) v = v * (1.0f / (fb_exp(-v) + 1.0f));
+  if (c.lower) v = fb_max(v, c.lo);
+  if (c.upper) v = fb_min(v, c.hi);
+  return v;
+}
 extern "C" __global__ void fb_conv2d(FbConv c) {
   fb_i64 total = c.N * c.O * c.OH * c.OW, cpg = c.C / c.groups, opg = c.O / c.groups;
   for (fb_i64 i = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (fb_i64)gridDim.x * blockDim.x) {
@@ -125,12 +134,7 @@ extern "C" __global__ void fb_conv2d(FbConv c) {
           acc = fmaf(c.x[((n * c.C + g * cpg + ci) * c.H + ih) * c.W + iw], c.w[((o * cpg + ci) * c.KH + kh) * c.KW + kw], acc);
         }
       }
-    if (c.bias) acc = acc + c.bias[o];
-    if (c.res) acc = acc + c.res[i];
-    if (c.silu) acc = acc * (1.0f / (fb_exp(-acc) + 1.0f));
-    if (c.lower) acc = fb_max(acc, c.lo);
-    if (c.upper) acc = fb_min(acc, c.hi);
-    c.y[i] = acc;
+    c.y[i] = fb_conv_epilogue(c, acc, o, i);
   }
 }
 // The forward as an implicit GEMM, where cuDNN is absent: per group, Y[pos, o] = sum over
@@ -179,13 +183,7 @@ extern "C" __global__ void __launch_bounds__(256) fb_conv2d_igemm(FbConv c) {
       fb_i64 oc = o0 + to + j;
       if (oc >= opg) continue;
       fb_i64 o = g * opg + oc, at = ((n * c.O + o) * c.OH + oh) * c.OW + ow;
-      float v = acc[i][j];
-      if (c.bias) v = v + c.bias[o];
-      if (c.res) v = v + c.res[at];
-      if (c.silu) v = v * (1.0f / (fb_exp(-v) + 1.0f));
-      if (c.lower) v = fb_max(v, c.lo);
-      if (c.upper) v = fb_min(v, c.hi);
-      c.y[at] = v;
+      c.y[at] = fb_conv_epilogue(c, acc[i][j], o, at);
     }
   }
 }
@@ -194,13 +192,7 @@ extern "C" __global__ void __launch_bounds__(256) fb_conv2d_igemm(FbConv c) {
 extern "C" __global__ void fb_conv2d_epilogue(FbConv c) {
   fb_i64 total = c.N * c.O * c.OH * c.OW;
   for (fb_i64 i = (fb_i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (fb_i64)gridDim.x * blockDim.x) {
-    float acc = c.y[i];
-    if (c.bias) acc = acc + c.bias[(i / (c.OW * c.OH)) % c.O];
-    if (c.res) acc = acc + c.res[i];
-    if (c.silu) acc = acc * (1.0f / (fb_exp(-acc) + 1.0f));
-    if (c.lower) acc = fb_max(acc, c.lo);
-    if (c.upper) acc = fb_min(acc, c.hi);
-    c.y[i] = acc;
+    c.y[i] = fb_conv_epilogue(c, c.y[i], (i / (c.OW * c.OH)) % c.O, i);
   }
 }
 // dx[n, cin, ih, iw] = sum over (o, kh, kw) whose tap lands on (ih, iw); x holds the output gradient.

@@ -20,45 +20,44 @@ bool isRead(const Graph& g, ValueId v) {
   return std::find(g.outputs().begin(), g.outputs().end(), v) != g.outputs().end();
 }
 
-}  // namespace
-
-std::vector<Tensor> onnxDataSetInputs(const OnnxModel& m, const std::string& set) {
+// Every graph input of `g` for the data set `set`: params from their imported values, the model
+// input names[K] from input_K.pb. `exact`: a file whose shape is not its input's is an error;
+// otherwise an input whose values nothing reads (CastLike's `like` once imported) is fed in its
+// declared shape, as some of ONNX's own cases give it another (a [1] tensor for a declared [3, 4]).
+std::vector<Tensor> dataSetInputs(const Graph& g, const std::vector<std::string>& names, const std::string& set, bool exact) {
   std::vector<Tensor> inputs;
-  for (const GraphInput& in : m.graph.inputs()) {
-    const Value& v = m.graph.value(in.value);
+  for (const GraphInput& in : g.inputs()) {
+    const Value& v = g.value(in.value);
     if (in.role == InputRole::Param) {
       inputs.push_back(makeTensor(v.type, in.init, 0));
       continue;
     }
-    size_t k = static_cast<size_t>(std::find(m.inputNames.begin(), m.inputNames.end(), v.name) - m.inputNames.begin());
+    size_t k = static_cast<size_t>(std::find(names.begin(), names.end(), v.name) - names.begin());
+    if (k >= names.size()) throw Error(set + ": no input file for input '" + v.name + "'");
     std::string file = inputFile(set, k);
-    if (k >= m.inputNames.size() || !std::filesystem::exists(file)) throw Error(set + ": no input file for input '" + v.name + "'");
+    if (!std::filesystem::exists(file)) throw Error(set + ": no input_" + std::to_string(k) + ".pb for input '" + v.name + "'");
     Tensor t = loadOnnxTensor(file, v.type.dtype);
-    // An input whose values nothing reads (CastLike's `like` once imported) is fed in its declared
-    // shape: some of ONNX's own cases give it another (a [1] tensor for a declared [3, 4]).
-    if (isConcrete(v.type.shape) && t.sizes != concreteSizes(v.type.shape) && !isRead(m.graph, in.value))
-      t = Tensor(v.type.dtype, concreteSizes(v.type.shape));
+    bool declared = isConcrete(v.type.shape) && t.sizes == concreteSizes(v.type.shape);
+    if (!declared && exact)
+      throw Error(file + ": a " + TensorType{t.dtype, shapeOf(t.sizes)}.str() + " for input '" + v.name + "' of " + v.type.str());
+    if (!declared && isConcrete(v.type.shape) && !isRead(g, in.value)) t = Tensor(v.type.dtype, concreteSizes(v.type.shape));
     inputs.push_back(std::move(t));
   }
   return inputs;
 }
 
+}  // namespace
+
+std::vector<Tensor> onnxDataSetInputs(const OnnxModel& m, const std::string& set) {
+  return dataSetInputs(m.graph, m.inputNames, set, false);
+}
+
 OnnxDataSet onnxDataSetFor(const Graph& g, const std::string& set) {
+  std::vector<std::string> names;  // the K-th model input is the K-th input that is no param
+  for (const GraphInput& in : g.inputs())
+    if (in.role != InputRole::Param) names.push_back(g.value(in.value).name);
   OnnxDataSet d;
-  size_t k = 0;
-  for (const GraphInput& in : g.inputs()) {
-    const Value& v = g.value(in.value);
-    if (in.role == InputRole::Param) {
-      d.inputs.push_back(makeTensor(v.type, in.init, 0));
-      continue;
-    }
-    std::string file = inputFile(set, k++);
-    if (!std::filesystem::exists(file)) throw Error(set + ": no " + std::filesystem::path(file).filename().string() + " for input '" + v.name + "'");
-    Tensor t = loadOnnxTensor(file, v.type.dtype);
-    if (!isConcrete(v.type.shape) || t.sizes != concreteSizes(v.type.shape))
-      throw Error(file + ": a " + TensorType{t.dtype, shapeOf(t.sizes)}.str() + " for input '" + v.name + "' of " + v.type.str());
-    d.inputs.push_back(std::move(t));
-  }
+  d.inputs = dataSetInputs(g, names, set, true);
   for (size_t i = 0; i < g.outputs().size(); ++i) {
     std::string file = (std::filesystem::path(set) / ("output_" + std::to_string(i) + ".pb")).string();
     if (!std::filesystem::exists(file)) break;
